@@ -1,0 +1,109 @@
+"""Catalogued mistakes of ch12_bptt: each is the solution function as a student gets it wrong."""
+from fractions import Fraction
+
+import numpy as np
+
+from solutions.ch12_bptt import bptt_scalar as _bptt_scalar
+from solutions.ch12_bptt import scalar_forward as _scalar_forward
+
+from ...catalogue import mistake
+
+
+@mistake("scalar_forward")
+def old_state_not_carried(xs, w, h0=0):
+    return [x + w * h0 for x in xs]
+
+
+@mistake("bptt_scalar")
+def last_use_only(xs, w, target, h0=0):
+    result = _bptt_scalar(xs, w, target, h0)
+    return {**result, "grad": result["contributions"][-1]}
+
+
+@mistake("bptt_scalar")
+def divided_by_reads(xs, w, target, h0=0):
+    result = _bptt_scalar(xs, w, target, h0)
+    return {**result, "grad": result["grad"] / len(xs)}
+
+
+@mistake("bptt_scalar")
+def old_state_factor_missing(xs, w, target, h0=0):
+    result = _bptt_scalar(xs, w, target, h0)
+    return {**result, "contributions": result["dL_dh"], "grad": sum(result["dL_dh"])}
+
+
+@mistake("bptt_scalar")
+def new_state_instead_of_old(xs, w, target, h0=0):
+    result = _bptt_scalar(xs, w, target, h0)
+    contributions = [d * h for d, h in zip(result["dL_dh"], result["states"])]
+    return {**result, "contributions": contributions, "grad": sum(contributions)}
+
+
+@mistake("sgd_update")
+def update_sign(w, grad, lr):
+    return w + lr * grad
+
+
+@mistake("sgd_update")
+def float_where_exact(w, grad, lr):
+    return float(w) - float(lr) * float(grad)
+
+
+@mistake("update_and_recompute")
+def stale_states_after_update(xs, w, target, lr):
+    states = _scalar_forward(xs, w)
+    w_new = w - lr * _bptt_scalar(xs, w, target)["grad"]
+    return {"w": w_new, "states": states, "loss": (states[-1] - target) ** 2 / 2}
+
+
+@mistake("signal_multiplier")
+def multiplier_off_by_one_edge(factor, distance):
+    return factor ** (distance + 1)
+
+
+@mistake("signal_multiplier")
+def rounded_value(factor, distance):
+    return round(float(factor**distance), 4)
+
+
+@mistake("finite_difference_grad")
+def difference_not_halved(f, w, eps=1e-6):
+    return (f(w + eps) - f(w - eps)) / eps
+
+
+@mistake("polynomial_grad")
+def inner_derivative_missing(w):
+    return w * w - 1
+
+
+@mistake("tanh_local_rate")
+def tanh_rate_not_squared(a):
+    return 1 - np.tanh(a)
+
+
+@mistake("rnn_backward")
+def recurrent_weight_not_transposed(xs, h0, W_x, W_h, b, dh_direct):
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, transpose=False, tanh_rate=True)
+
+
+@mistake("rnn_backward")
+def tanh_derivative_missing(xs, h0, W_x, W_h, b, dh_direct):
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, transpose=True, tanh_rate=False)
+
+
+@mistake("clip_by_global_norm")
+def clipped_elementwise(grads, max_norm):
+    return [np.clip(np.asarray(g, dtype=float), -max_norm, max_norm) for g in grads]
+
+
+def _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, *, transpose, tanh_rate):
+    xs, h0 = np.asarray(xs, dtype=float), np.asarray(h0, dtype=float)
+    states = [h0]
+    for x in xs:
+        states.append(np.tanh(x @ W_x + states[-1] @ W_h + b))
+    dW_x, dW_h, db, carry = np.zeros_like(W_x), np.zeros_like(W_h), np.zeros_like(b), np.zeros_like(h0)
+    for t in reversed(range(len(xs))):
+        delta = (dh_direct[t] + carry) * ((1 - states[t + 1] ** 2) if tanh_rate else 1)
+        dW_x, dW_h, db = dW_x + np.outer(xs[t], delta), dW_h + np.outer(states[t], delta), db + delta
+        carry = delta @ (W_h.T if transpose else W_h)
+    return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}

@@ -1,0 +1,228 @@
+"""Exact SymPy references for ch12_bptt (Example 12.1, Tables 12.1-12.2, exercises 12.7.1-2).
+
+Each function has the signature of the student function it grades. Gradients are obtained by
+symbolic differentiation of the loss, not by the BPTT recursion the students write, so the two
+are independent derivations of the same numbers.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from ...compare import to_sympy
+from ...data import exact, sequence
+
+w_, s_ = sp.symbols("w s")
+
+
+def example_12_1() -> dict:
+    """Example 12.1's setup: the positive colour coordinate of `red key is` in Chapter 11's model."""
+    model = sequence()
+    rows = {entry["token"]: entry["id"] for entry in model["vocabulary"]}
+    xs = [exact(model["embeddings"][rows[token]][0]) for token in model["inputs"]["short_red"]]
+    return {"xs": xs, "w": exact(model["W_h"][0][0]), "target": sp.Integer(1), "lr": sp.Rational(1, 10)}
+
+
+def _run(xs, w, start, begin=0):
+    """States after steps begin+1..T of h_t = x_t + w h_{t-1}, starting from `start`."""
+    states, h = [], start
+    for x in xs[begin:]:
+        h = sp.expand(to_sympy(x) + w * h)
+        states.append(h)
+    return states
+
+
+def scalar_forward(xs, w, h0=0):
+    return _run(xs, to_sympy(w), to_sympy(h0))
+
+
+def bptt_scalar(xs, w, target, h0=0):
+    w, h0, target = to_sympy(w), to_sympy(h0), to_sympy(target)
+    states = _run(xs, w, h0)
+    previous = [h0, *states[:-1]]
+    # dL/dh_t: replace h_t by a symbol s, run the remaining steps, differentiate the loss in s.
+    dL_dh = []
+    for t in range(len(xs)):
+        final = ([s_] + _run(xs, w, s_, begin=t + 1))[-1]
+        dL_dh.append(sp.diff((final - target) ** 2 / 2, s_).subs(s_, states[t]))
+    # each use of w: d(x_t + w h_{t-1})/dw with h_{t-1} held fixed is h_{t-1}
+    contributions = [d * h for d, h in zip(dL_dh, previous)]
+    total = sp.diff((_run(xs, w_, h0)[-1] - target) ** 2 / 2, w_).subs(w_, w)
+    return {"states": states, "loss": (states[-1] - target) ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": total}
+
+
+def sgd_update(w, grad, lr):
+    return to_sympy(w) - to_sympy(lr) * to_sympy(grad)
+
+
+def update_and_recompute(xs, w, target, lr):
+    new = sgd_update(w, bptt_scalar(xs, w, target)["grad"], lr)
+    states = _run(xs, new, sp.Integer(0))
+    return {"w": new, "states": states, "loss": (states[-1] - to_sympy(target)) ** 2 / 2}
+
+
+def signal_multiplier(factor, distance):
+    return to_sympy(factor) ** int(distance)
+
+
+def polynomial_grad(w):
+    """d/dw of L(w) = 1/2 (w^2 - 1)^2: the final state of Example 12.1 is w^2."""
+    return sp.diff((w_**2 - 1) ** 2 / 2, w_).subs(w_, to_sympy(w))
+
+
+def finite_difference_grad(f, w, eps=1e-6):
+    """The exact derivative f'(w); the central difference must come within the check's tolerance."""
+    return sp.diff(f(w_), w_).subs(w_, sp.Rational(w))
+
+
+def tanh_local_rate(a):
+    return 1 - sp.tanh(sp.Rational(a)) ** 2
+
+
+def _tanh_rnn_loss(xs, h0, W_x, W_h, b, dh_direct) -> float:
+    """L = sum_t dh_direct_t . h_t for the tanh RNN, in float64: the function whose gradient is asked."""
+    h, loss = np.asarray(h0, dtype=float), 0.0
+    for x, direct in zip(np.asarray(xs, dtype=float), np.asarray(dh_direct, dtype=float)):
+        h = np.tanh(x @ W_x + h @ W_h + b)
+        loss += float(direct @ h)
+    return loss
+
+
+def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, eps=1e-6):
+    """Central differences of `_tanh_rnn_loss` in float64, one parameter entry at a time."""
+    params = {"dW_x": np.array(W_x, dtype=float), "dW_h": np.array(W_h, dtype=float), "db": np.array(b, dtype=float), "dh0": np.array(h0, dtype=float)}
+    grads = {}
+    for name, array in params.items():
+        grad = np.zeros_like(array)
+        for index in np.ndindex(array.shape):
+            values = []
+            for step in (eps, -eps):
+                moved = {key: value.copy() for key, value in params.items()}
+                moved[name][index] += step
+                values.append(_tanh_rnn_loss(xs, moved["dh0"], moved["dW_x"], moved["dW_h"], moved["db"], dh_direct))
+            grad[index] = (values[0] - values[1]) / (2 * eps)
+        grads[name] = grad
+    return grads
+
+
+def clip_by_global_norm(grads, max_norm):
+    exact_grads = [np.vectorize(lambda v: sp.Rational(float(v)), otypes=[object])(np.asarray(g, dtype=float)) for g in grads]
+    norm = sp.sqrt(sum(sum(v**2 for v in g.flat) for g in exact_grads))
+    scale = sp.Min(1, sp.Rational(max_norm) / norm) if norm != 0 else sp.Integer(1)
+    return [g * scale for g in exact_grads]
+
+
+def ex_12_7_1():
+    """Exercise 12.7.1: the rate 2 carried back across four edges of factor 0.5 and of 1.5."""
+    start, edges = 2, 4
+    return {"factor 0.5": start * signal_multiplier(Fraction(1, 2), edges), "factor 1.5": start * signal_multiplier(Fraction(3, 2), edges)}
+
+
+def ex_12_7_2():
+    """Exercise 12.7.2: the second read's contribution, and the update with the full gradient."""
+    setup = example_12_1()
+    table = bptt_scalar(setup["xs"], setup["w"], setup["target"])
+    return {"missing contribution": table["contributions"][1], "w_new": sgd_update(setup["w"], table["grad"], setup["lr"])}
+
+
+def _tanh_rnn(xs, w_x, w_h):
+    """The third text's scalar tanh RNN: pre-activations and states, exact (tanh kept symbolic)."""
+    pre, states, h = [], [], sp.Integer(0)
+    for x in xs:
+        a = w_x * x + w_h * h
+        h = sp.tanh(a)
+        pre.append(a)
+        states.append(h)
+    return pre, states
+
+
+def book_values() -> dict:
+    """Every value of expected.json under this assignment's prefixes, computed by the engine."""
+    setup = example_12_1()
+    xs, w, target, lr = setup["xs"], setup["w"], setup["target"], setup["lr"]
+    table = bptt_scalar(xs, w, target)
+    after = update_and_recompute(xs, w, target, lr)
+    values = {
+        "example-12.1/states": table["states"],
+        "example-12.1/error": table["states"][-1] - target,
+        "example-12.1/loss": table["loss"],
+        "example-12.1/dL_dh3": table["dL_dh"][-1],
+        "example-12.1/grad": table["grad"],
+        "example-12.1/polynomial-grad": polynomial_grad(w),
+        "example-12.1/lr": lr,
+        "example-12.1/w-new": after["w"],
+        "example-12.1/states-after-update": after["states"],
+        "example-12.1/h3-after-update": after["states"][-1],
+        "example-12.1/loss-after-update": after["loss"],
+        "table-12.1/grad": table["grad"],
+        "table-12.1/loss": table["loss"],
+        "exercise-12.7.2/last-use-grad": table["contributions"][-1],
+        "exercise-12.7.2/missing-contribution": ex_12_7_2()["missing contribution"],
+        "exercise-12.7.2/step-1-contribution": table["contributions"][0],
+        "exercise-12.7.2/grad": table["grad"],
+        "exercise-12.7.2/w-new": ex_12_7_2()["w_new"],
+        "example-12.2/two-edges": signal_multiplier(Fraction(3, 2), 2),
+        "exercise-12.7.1/factor-0.5": ex_12_7_1()["factor 0.5"],
+        "exercise-12.7.1/factor-1.5": ex_12_7_1()["factor 1.5"],
+        "section-12.3/relu-rate-positive": sp.diff(sp.Max(0, s_), s_).subs(s_, 1),
+        "section-12.3/relu-rate-negative": sp.diff(sp.Max(0, s_), s_).subs(s_, -1),
+        "section-12.3/tanh-0": sp.tanh(0),
+        "section-12.3/tanh-2": sp.tanh(2),
+        "section-12.3/tanh-rate-2": tanh_local_rate(2),
+        "text2-example-2/q-0.5-distance-20": signal_multiplier(Fraction(1, 2), 20),
+        "text2-example-2/q-1.2-distance-20": signal_multiplier(Fraction(6, 5), 20),
+        "text3-bptt/factor-0.5-distance-20": signal_multiplier(Fraction(1, 2), 20),
+        "text3-bptt/factor-1.5-distance-20": signal_multiplier(Fraction(3, 2), 20),
+    }
+    previous = [sp.Integer(0), *table["states"][:-1]]
+    for step in range(3):
+        prefix = f"table-12.1/step-{step + 1}/"
+        values |= {prefix + "old-h": previous[step], prefix + "new-h": table["states"][step],
+                   prefix + "dL_dh": table["dL_dh"][step], prefix + "contribution": table["contributions"][step]}
+    for factor, label in ((Fraction(1, 2), "0.5"), (Fraction(3, 2), "1.5")):
+        for distance in (0, 1, 2, 4, 8, 16):
+            values[f"table-12.2/factor-{label}/distance-{distance}"] = signal_multiplier(factor, distance)
+    # second text, example 1: h_t = a h_{t-1} + x_t, inputs (1, 2, -1), a = 0.5, L = h_3^2 / 2
+    text2 = bptt_scalar([1, 2, -1], Fraction(1, 2), 0)
+    values |= {"text2-example-1/states": text2["states"], "text2-example-1/loss": text2["loss"], "text2-example-1/dL_dh": text2["dL_dh"],
+               "text2-example-1/contributions": text2["contributions"], "text2-example-1/grad": text2["grad"],
+               "text2-example-1/dh3-da": sp.diff(_run([1, 2, -1], w_, sp.Integer(0))[-1], w_).subs(w_, sp.Rational(1, 2))}
+    # third text: tanh RNN with W_x = 1, W_h = 0.5, inputs (1, 0, -1); logits [h_3, -h_3]; true class 2
+    pre, states = _tanh_rnn([1, 0, -1], 1, sp.Rational(1, 2))
+    logits = [states[-1], -states[-1]]
+    softmax = [sp.exp(z) / sum(sp.exp(v) for v in logits) for z in logits]
+    for step in range(3):
+        values |= {f"text3-tanh-rnn/step-{step + 1}/a": pre[step], f"text3-tanh-rnn/step-{step + 1}/h": states[step]}
+    values |= {"text3-tanh-rnn/logits": logits, "text3-tanh-rnn/softmax": softmax, "text3-tanh-rnn/cross-entropy": -sp.log(softmax[1])}
+    return values
+
+
+def book_log() -> list[str]:
+    """Table 12.1, the update of Example 12.1, and Table 12.2, as the book prints them."""
+    values = book_values()
+    lines = ["Table 12.1 - BPTT for h_t = x_t + w h_(t-1), w = 1/2, L = 1/2 (h_3 - 1)^2",
+             "step  old h  new h  dL/dh_t  contribution"]
+    for step in (1, 2, 3):
+        row = [values[f"table-12.1/step-{step}/{key}"] for key in ("old-h", "new-h", "dL_dh", "contribution")]
+        lines.append(f"{step:>4}  " + "  ".join(f"{str(v):>7}" for v in row))
+    lines += [f"grad = {values['table-12.1/grad']}   loss = {values['table-12.1/loss']}",
+              f"update with lr = {values['example-12.1/lr']}: w = {values['example-12.1/w-new']} ({float(values['example-12.1/w-new'])})",
+              f"recomputed: h_3 = {values['example-12.1/h3-after-update']} ({float(values['example-12.1/h3-after-update'])}), "
+              f"loss = {values['example-12.1/loss-after-update']} ({float(values['example-12.1/loss-after-update'])})",
+              "", "Table 12.2 - signal multiplier against distance", "distance  factor 0.5  factor 1.5"]
+    for distance in (0, 1, 2, 4, 8, 16):
+        a, b = (values[f"table-12.2/factor-{f}/distance-{distance}"] for f in ("0.5", "1.5"))
+        lines.append(f"{distance:>8}  {_decimal(a):>18}  {_decimal(b):>18}   ({a}, {b})")
+    return lines
+
+
+def _decimal(value: sp.Rational) -> str:
+    """The finite decimal expansion of a rational whose denominator is 2^a 5^b."""
+    from decimal import Decimal, localcontext
+
+    with localcontext() as context:
+        context.prec = 60
+        text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text

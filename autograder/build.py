@@ -1,0 +1,113 @@
+"""Source notebooks built from each assignment's `notebook.md` and its solution module.
+
+`notebook.md` is a list of cells, each opened by a directive line:
+
+    %% markdown            teaching text
+    %% setup               read-only code (imports, `check = checker(...)`, given helpers)
+    %% code                ordinary code (tables, plots); runs the student's functions
+    %% solution f [g ...]  the solution cell: the source of f, g from solutions/<assignment>.py
+    %% check name          the graded test cell of `name` (visible self-check + hidden grading)
+
+Because solution cells are copied from the solution module, the two cannot drift apart.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from . import config
+from .solution_source import function_sources
+
+HERE = Path(__file__).resolve().parent
+NBGRADER = {"schema_version": 3, "task": False}
+
+
+def template_path(assignment: str) -> Path:
+    return HERE / "assignments" / assignment / "notebook.md"
+
+
+def parse(text: str) -> list[tuple[str, list[str], str]]:
+    """The template's cells as (kind, arguments, body)."""
+    cells, kind, args, body = [], None, [], []
+    for line in text.splitlines():
+        if line.startswith("%% "):
+            if kind:
+                cells.append((kind, args, "\n".join(body).strip("\n")))
+            kind, *args = line[3:].split()
+            body = []
+        elif kind is None:
+            if line.strip():
+                raise ValueError(f"text before the first %% directive: {line!r}")
+        else:
+            body.append(line)
+    if kind:
+        cells.append((kind, args, "\n".join(body).strip("\n")))
+    return cells
+
+
+def check_source(name: str) -> str:
+    """The test cell of one check: the visible self-check, then the hidden grading call."""
+    return (
+        f'check("{name}", {name})\n'
+        "### BEGIN HIDDEN TESTS\n"
+        f'check("{name}", {name}, hidden=True)\n'
+        "### END HIDDEN TESTS"
+    )
+
+
+def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.NotebookNode:
+    """The nbgrader source notebook of one assignment."""
+    sources = function_sources(assignment)
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata = {
+        "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    for index, (kind, args, body) in enumerate(parse(template_path(assignment).read_text(encoding="utf-8"))):
+        if kind == "markdown":
+            cell = nbformat.v4.new_markdown_cell(body)
+        elif kind == "code":
+            cell = nbformat.v4.new_code_cell(body)
+        elif kind == "setup":
+            cell = nbformat.v4.new_code_cell(body)
+            cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": f"setup-{index}"}
+        elif kind == "solution":
+            missing = [name for name in args if name not in sources]
+            if missing:
+                raise KeyError(f"{assignment}: no function {missing} in solutions/{assignment}.py")
+            cell = nbformat.v4.new_code_cell("\n\n\n".join(sources[name] for name in args))
+            cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": True, "locked": False, "grade_id": f"solution-{args[0]}"}
+        elif kind == "check":
+            (name,) = args
+            cell = nbformat.v4.new_code_cell(check_source(name))
+            cell.metadata["nbgrader"] = {
+                **NBGRADER, "grade": True, "solution": False, "locked": True, "grade_id": name,
+                "points": config.points(assignment, name, root),
+            }
+        else:
+            raise ValueError(f"{assignment}: unknown cell kind {kind!r}")
+        cell.id = f"{kind}-{index:02d}"
+        notebook.cells.append(cell)
+    return notebook
+
+
+def notebook_text(notebook: nbformat.NotebookNode) -> str:
+    """The notebook as committed: stable JSON with a final newline."""
+    return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def source_dir(assignment: str, root: Path) -> Path:
+    return Path(root) / "source" / assignment
+
+
+def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
+    """Write `source/<assignment>/<assignment>.ipynb` and the data files it reads."""
+    folder = source_dir(assignment, root)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{assignment}.ipynb"
+    path.write_text(notebook_text(build_notebook(assignment, root)), encoding="utf-8")
+    shutil.copy2(config.DATA_DIR / "sequence-v1.json", folder / "sequence-v1.json")
+    return path

@@ -1,0 +1,133 @@
+"""The misconception catalogue: each entry is a mistaken version of one solution function.
+
+An assignment's `mistakes.py` defines the mistakes as functions named by the mistake id, with the
+signature of the solution function they replace::
+
+    @mistake("bptt_scalar")
+    def last_use_only(xs, w, target, h0=0):
+        ...
+
+The sentence for the student is `mistake.<id>` in the message catalogue. The mistaken output
+for any check is computed, never stored: the reference solution module is loaded afresh with the
+function replaced (so callers of it are affected too), and the check's function is run there.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Callable
+
+from . import messages
+from .solution_source import function_sources, solutions_path, strip_markers
+
+_REGISTRY: dict[str, list["Mistake"]] = {}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A catalogued mistake: `fn` stands in for the solution function `function`."""
+
+    id: str
+    assignment: str
+    function: str
+    fn: Callable = field(repr=False, compare=False)
+
+    @property
+    def checks(self) -> tuple[str, ...]:
+        """The checks this mistake can change: its function's and those of every (indirect) caller."""
+        return (self.function, *sorted(callers(self.assignment, self.function)))
+
+    @property
+    def text(self) -> str:
+        """What the student should rethink (never the answer)."""
+        return messages.text(f"mistake.{self.id}")
+
+    def source(self) -> str:
+        """The code a student with this mistake would have in the solution cell.
+
+        It holds the mistaken function renamed to the solution function it replaces, preceded by
+        what it uses: private helpers of the mistakes module, and `_<f>` for a correct solution
+        function `f` (the correct `f` renamed).
+        """
+        solution = function_sources(self.assignment)
+        module = inspect.getmodule(self.fn)
+        parts, seen = [], set()
+
+        def add(fn_name: str, node: ast.FunctionDef) -> None:
+            for used in sorted({n.id for n in ast.walk(node) if isinstance(n, ast.Name)} - seen):
+                seen.add(used)
+                if used.startswith("_") and used[1:] in solution:
+                    parts.append(_renamed(strip_markers(solution[used[1:]]), used))
+                elif used.startswith("_") and inspect.isfunction(getattr(module, used, None)):
+                    helper = ast.parse(inspect.getsource(getattr(module, used))).body[0]
+                    add(used, helper)
+                    parts.append(ast.unparse(helper))
+
+        node = ast.parse(inspect.getsource(self.fn)).body[0]
+        add(self.id, node)
+        parts.append(_renamed(ast.unparse(node), self.function))
+        return "\n\n\n".join(parts)
+
+    def namespace(self) -> dict:
+        """A fresh copy of the reference solution module with this mistake's cell run in it."""
+        return _namespace(self)
+
+
+def mistake(function: str) -> Callable[[Callable], Callable]:
+    """Register the decorated function as the mistake named after it, replacing `function`."""
+
+    def register(fn: Callable) -> Callable:
+        assignment = fn.__module__.split(".")[-2]
+        entries = _REGISTRY.setdefault(assignment, [])
+        if any(entry.id == fn.__name__ for entry in entries):
+            raise ValueError(f"mistake {fn.__name__!r} registered twice in {assignment}")
+        entries.append(Mistake(fn.__name__, assignment, function, fn))
+        return fn
+
+    return register
+
+
+def mistakes(assignment: str) -> list[Mistake]:
+    """Every catalogued mistake of one assignment, in definition order."""
+    importlib.import_module(f"autograder.assignments.{assignment}.mistakes")
+    return list(_REGISTRY.get(assignment, []))
+
+
+def for_check(assignment: str, check: str) -> list[Mistake]:
+    """The mistakes that change the result of `check`."""
+    return [entry for entry in mistakes(assignment) if check in entry.checks]
+
+
+def _renamed(source: str, name: str) -> str:
+    node = ast.parse(source).body[0]
+    node.decorator_list = []
+    node.name = name
+    return ast.unparse(node)
+
+
+@lru_cache(maxsize=None)
+def _namespace(entry: Mistake) -> dict:
+    path = solutions_path(entry.assignment)
+    namespace: dict = {"__name__": f"mutant_{entry.assignment}_{entry.id}"}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    exec(compile(entry.source(), f"<mistake {entry.id}>", "exec"), namespace)
+    return namespace
+
+
+@lru_cache(maxsize=None)
+def callers(assignment: str, function: str) -> frozenset[str]:
+    """Solution functions that call `function`, directly or through other solution functions."""
+    sources = function_sources(assignment)
+    calls = {
+        name: {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)} & set(sources) - {name}
+        for name, text in sources.items()
+    }
+    found: set[str] = set()
+    frontier = {function}
+    while frontier:
+        frontier = {name for name, used in calls.items() if used & frontier} - found - {function}
+        found |= frontier
+    return frozenset(found)

@@ -1,0 +1,182 @@
+"""The comparison ladder: a student's value against an exact reference, with a reason.
+
+References are SymPy numbers (or `Fraction`/`int`), nested in dicts, lists, tuples and
+object arrays. A leaf is judged as follows:
+
+* rational reference, exact student type (`int`, `Fraction`, SymPy `Rational`): `==`;
+* rational reference, float: accepted within `RATIONAL_RTOL * max(1, |r|)`, except when
+  the function was given exact inputs (`exact=True`), where a float is "not exact";
+* any other reference (through `tanh`, `exp`, ...): evaluated to 30 digits and accepted within
+  `TRANSCENDENTAL_RTOL * max(1, |r|)`;
+* a check may set its own `rtol` for floats (a central difference, say), used in place of both;
+* a value that misses the tolerance but equals the reference rounded to some number of decimal
+  places is called rounded, not merely wrong.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+
+from . import messages
+
+#: Floats against rational references: the float64 result of a short exact computation.
+RATIONAL_RTOL = 1e-12
+#: Floats against transcendental references (30-digit SymPy values). A float64 chain of a few
+#: dozen tanh/exp/softmax operations stays far inside 1e-9; a value printed to 6 places does not.
+TRANSCENDENTAL_RTOL = 1e-9
+DIGITS = 30
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one comparison: `ok`, else a message id and its fields."""
+
+    ok: bool
+    reason: str = ""
+    fields: dict | None = None
+
+    def message(self, reveal: bool) -> str:
+        """The sentence for the student; `reveal` shows the expected value (public cases only)."""
+        reason = self.reason
+        if reason == "compare.wrong_value" and reveal:
+            reason = "compare.wrong_value_public"
+        return messages.text(reason, **(self.fields or {}))
+
+
+OK = Verdict(True)
+
+
+def is_exact(value: Any) -> bool:
+    """True for int, Fraction and SymPy Rational (not bool, not float)."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, Fraction, np.integer)) or (isinstance(value, sp.Basic) and value.is_Rational)
+
+
+def to_sympy(value: Any) -> sp.Expr:
+    """A reference leaf as a SymPy number (floats become SymPy Floats)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, (int, np.integer)):
+        return sp.Integer(int(value))
+    if isinstance(value, (float, np.floating)):
+        return sp.Float(float(value), DIGITS)
+    raise TypeError(f"not a numeric reference: {value!r}")
+
+
+def show(value: Any) -> str:
+    """A short rendering of a value for a message."""
+    if isinstance(value, np.ndarray):
+        return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=12)
+    if isinstance(value, sp.Basic) and not value.is_Rational:
+        return str(sp.N(value, 12))
+    if isinstance(value, (np.floating, np.integer)):
+        value = value.item()
+    text = repr(value) if isinstance(value, float) else str(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _kind(ref: Any) -> str:
+    if isinstance(ref, dict):
+        return "a dict"
+    if isinstance(ref, np.ndarray):
+        return "an array"
+    if isinstance(ref, (list, tuple)):
+        return "a list"
+    if isinstance(ref, bool):
+        return "True or False"
+    if isinstance(ref, str):
+        return "a string"
+    return "a number"
+
+
+def _rounded(got: float, ref: float) -> bool:
+    """True when `got` is close to `ref` and equals it rounded to between 1 and 15 decimal places."""
+    if abs(got - ref) > 1e-2 * max(1.0, abs(ref)):
+        return False
+    return any(math.isclose(got, round(ref, places), rel_tol=1e-15, abs_tol=1e-300) for places in range(1, 16))
+
+
+def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "the value") -> Verdict:
+    """Judge one numeric leaf `got` against the reference `ref`."""
+    ref = to_sympy(ref)
+    if isinstance(got, np.ndarray) and got.shape == ():
+        got = got[()]
+    if isinstance(got, bool) or not isinstance(got, (numbers.Number, sp.Basic)):
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type=type(got).__name__))
+    if isinstance(got, sp.Basic) and not got.is_number:
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type="a SymPy expression with symbols"))
+    rational = ref.is_Rational
+    if rational and is_exact(got):
+        same = to_sympy(got) == ref
+        return OK if same else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+    try:
+        value = float(got) if not isinstance(got, complex) else float("nan")
+    except (TypeError, ValueError, OverflowError):
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a real number", got_type=type(got).__name__))
+    if not math.isfinite(value):
+        return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
+    target = float(sp.N(ref, DIGITS))
+    relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
+    tolerance = relative * max(1.0, abs(target))
+    if abs(value - target) <= tolerance:
+        if exact and rational:
+            return Verdict(False, "compare.not_exact", dict(where=where, got=show(got)))
+        return OK
+    if _rounded(value, target):
+        return Verdict(False, "compare.rounded", dict(where=where, got=show(got)))
+    return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+
+
+def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "the result") -> Verdict:
+    """Judge a (nested) student value against a (nested) reference; the first difference wins."""
+    if isinstance(ref, dict):
+        if not isinstance(got, dict):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind="a dict", got_type=type(got).__name__))
+        missing = [key for key in ref if key not in got]
+        if missing:
+            return Verdict(False, "compare.wrong_keys", dict(where=where, expected_keys=list(ref), missing=missing))
+        for key, sub in ref.items():
+            verdict = compare(got[key], sub, exact=exact, rtol=rtol, where=f"{where}[{key!r}]")
+            if not verdict.ok:
+                return verdict
+        return OK
+    if isinstance(ref, np.ndarray):
+        try:
+            array = np.asarray(got, dtype=object if exact else float)
+        except (TypeError, ValueError):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind="an array", got_type=type(got).__name__))
+        if array.shape != ref.shape:
+            return Verdict(False, "compare.wrong_shape", dict(where=where, got_shape=array.shape, expected_shape=ref.shape))
+        for index in np.ndindex(ref.shape):
+            verdict = compare_number(array[index], ref[index], exact=exact, rtol=rtol, where=f"{where}[{', '.join(map(str, index))}]")
+            if not verdict.ok:
+                return verdict
+        return OK
+    if isinstance(ref, (list, tuple)):
+        if isinstance(got, (dict, str)) or not hasattr(got, "__len__"):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
+        if len(got) != len(ref):
+            return Verdict(False, "compare.wrong_length", dict(where=where, expected_len=len(ref), got_len=len(got)))
+        for index, (item, sub) in enumerate(zip(got, ref)):
+            verdict = compare(item, sub, exact=exact, rtol=rtol, where=f"{where}[{index}]")
+            if not verdict.ok:
+                return verdict
+        return OK
+    if isinstance(ref, (set, frozenset)):
+        if not isinstance(got, (set, frozenset, list, tuple)):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind="a set of choices", got_type=type(got).__name__))
+        return OK if set(got) == set(ref) else Verdict(False, "compare.wrong_value", dict(where=where, got=show(sorted(got, key=str)), expected=show(sorted(ref, key=str))))
+    if isinstance(ref, (bool, str)):
+        if type(got) is not type(ref):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
+        return OK if got == ref else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+    return compare_number(got, ref, exact=exact, rtol=rtol, where=where)

@@ -1,0 +1,52 @@
+"""Course settings: loading `course_config.py` and applying it to nbgrader."""
+from __future__ import annotations
+
+import importlib.util
+import os
+from functools import lru_cache
+from pathlib import Path
+from types import ModuleType
+
+#: The repository root, where the committed `course_config.py` lives.
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DATA_DIR = REPO_ROOT / "data" / "part-iii"
+
+
+@lru_cache(maxsize=None)
+def load(root: str | os.PathLike = REPO_ROOT) -> ModuleType:
+    """Import `course_config.py` from the course root `root`."""
+    path = Path(root) / "course_config.py"
+    if not path.is_file():
+        raise FileNotFoundError(f"no course_config.py in {root}: run from the course root")
+    spec = importlib.util.spec_from_file_location(f"course_config_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def database_url(root: str | os.PathLike, settings: ModuleType) -> str:
+    """The gradebook URL with a relative SQLite path resolved against the course root."""
+    url = settings.DATABASE_URL
+    prefix = "sqlite:///"
+    if url.startswith(prefix) and not url[len(prefix):].startswith("/"):
+        return prefix + str(Path(root).resolve() / url[len(prefix):])
+    return url
+
+
+def points(assignment: str, grade_id: str, root: str | os.PathLike = REPO_ROOT) -> float:
+    """Points of one graded cell, as set in course_config.ASSIGNMENTS."""
+    table = load(root).ASSIGNMENTS[assignment]
+    if grade_id not in table:
+        raise KeyError(f"course_config.ASSIGNMENTS[{assignment!r}] has no points for {grade_id!r}")
+    return float(table[grade_id])
+
+
+def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
+    """Fill an nbgrader traitlets config `c` from course settings."""
+    c.CourseDirectory.root = root
+    c.CourseDirectory.course_id = settings.COURSE_ID
+    c.CourseDirectory.db_url = database_url(root, settings)
+    for section in (c.Execute, c.ExecutePreprocessor):
+        section.timeout = settings.CELL_TIMEOUT
+        section.interrupt_on_timeout = True
+    c.Exchange.root = str(Path(root) / "exchange")

@@ -1,0 +1,155 @@
+"""Instructor operations on a course root: release, autograde (parallel or on Dask), feedback, export.
+
+Every operation is plain nbgrader underneath, configured by the root's `nbgrader_config.py`
+(which reads `course_config.py`).
+"""
+from __future__ import annotations
+
+import csv
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from . import build, config
+
+BIN = Path(sys.executable).parent
+
+
+def nbgrader_env() -> dict:
+    """The environment for nbgrader: the venv's bin first on PATH (nbgrader runs `alembic`)."""
+    env = dict(os.environ)
+    env["PATH"] = f"{BIN}{os.pathsep}{env.get('PATH', '')}"
+    return env
+
+
+def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in the course root; raise with its log when it fails."""
+    result = subprocess.run([str(BIN / "nbgrader"), *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def assignments(root: Path) -> list[str]:
+    """The assignments of course_config.py, in release order."""
+    return list(config.load(root).ASSIGNMENTS)
+
+
+def release(root: Path, names: list[str] | None = None) -> list[Path]:
+    """Build each source notebook and run `nbgrader generate_assignment` on it."""
+    done = []
+    for name in tqdm(names or assignments(root), desc="release", unit="assignment"):
+        build.write_source(name, root)
+        nbgrader(root, "generate_assignment", name, "--force")
+        done.append(Path(root) / "release" / name)
+    return done
+
+
+def submitted_students(root: Path, assignment: str) -> list[str]:
+    """Students with a submission of `assignment` under submitted/."""
+    base = Path(root) / "submitted"
+    return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir()) if base.is_dir() else []
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One autograded submission: did nbgrader succeed, how long it took, and its log on failure."""
+
+    student: str
+    assignment: str
+    ok: bool
+    seconds: float
+    log: str = ""
+
+
+_API = {}
+
+
+def _api(root: str):
+    """One nbgrader API per worker process and course root (its config read once)."""
+    if root not in _API:
+        from nbgrader.apps import NbGraderAPI
+        from traitlets.config.loader import PyFileConfigLoader
+
+        os.environ["PATH"] = nbgrader_env()["PATH"]
+        _API[root] = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=root).load_config())
+    return _API[root]
+
+
+def autograde_one(root: str, assignment: str, student: str, retries: int = 3) -> Outcome:
+    """`nbgrader autograde` of one submission in this process, retried if the gradebook is busy."""
+    start = time.perf_counter()
+    for attempt in range(retries):
+        result = _api(root).autograde(assignment, student, force=True, create=True)
+        if result["success"] or "database is locked" not in (result.get("log") or "") + (result.get("error") or ""):
+            break
+        time.sleep(0.5 * (attempt + 1))
+    log = "" if result["success"] else f"{result.get('error') or ''}\n{result.get('log') or ''}"
+    return Outcome(student, assignment, bool(result["success"]), time.perf_counter() - start, log)
+
+
+def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
+              workers: int | None = None, dask: str | None = None) -> list[Outcome]:
+    """Autograde every submission of the given assignments.
+
+    Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
+    when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
+    independent `nbgrader autograde`, so a crash costs only that submission.
+    """
+    root = str(Path(root).resolve())
+    jobs = [(name, student) for name in (names or assignments(Path(root)))
+            for student in (students or submitted_students(Path(root), name))]
+    workers = workers or config.load(root).WORKERS
+    outcomes: list[Outcome] = []
+    with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
+        if dask:
+            from dask.distributed import Client, LocalCluster
+            from dask.distributed import as_completed as dask_completed
+
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) if dask == "local" else None
+            with Client(cluster or dask) as client:
+                futures = [client.submit(autograde_one, root, name, student, pure=False) for name, student in jobs]
+                for future in dask_completed(futures):
+                    outcomes.append(future.result())
+                    bar.update()
+            if cluster:
+                cluster.close()
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = [pool.submit(autograde_one, root, name, student) for name, student in jobs]
+                for future in as_completed(futures):
+                    outcomes.append(future.result())
+                    bar.update()
+    return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+
+
+def feedback(root: Path, names: list[str] | None = None) -> None:
+    """`nbgrader generate_feedback` for every autograded submission."""
+    for name in tqdm(names or assignments(root), desc="feedback", unit="assignment"):
+        nbgrader(root, "generate_feedback", name, "--force")
+
+
+def export(root: Path, out: Path | None = None) -> tuple[Path, Path]:
+    """nbgrader's grade CSV, and a per-question breakdown CSV (one row per graded cell)."""
+    from nbgrader.api import Gradebook
+
+    out = Path(out or Path(root) / "exports")
+    out.mkdir(parents=True, exist_ok=True)
+    grades = out / "grades.csv"
+    nbgrader(root, "export", "--to", str(grades.resolve()))
+    breakdown = out / "questions.csv"
+    with Gradebook(config.database_url(root, config.load(root))) as gradebook, breakdown.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["assignment", "student_id", "notebook", "grade_id", "score", "max_score"])
+        for assignment in gradebook.assignments:
+            for submission in gradebook.assignment_submissions(assignment.name):
+                for notebook in submission.notebooks:
+                    for grade in notebook.grades:
+                        writer.writerow([assignment.name, submission.student_id, notebook.name, grade.name, grade.score, grade.max_score])
+    return grades, breakdown

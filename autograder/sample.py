@@ -1,0 +1,26 @@
+"""The bundled sample class: one reference, one untouched stub, and three typical mistakes.
+
+The same five students hand in every assignment: `ada` the reference solution, `ben` the stub,
+and `chen`, `dana`, `eli` the first, second and third catalogued mistake of each assignment.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import catalogue
+from .submissions import filled, write_submission
+
+REFERENCE, STUB = "ada", "ben"
+WITH_MISTAKES = ("chen", "dana", "eli")
+
+
+def write_sample_class(root: Path, assignment: str) -> dict[str, str]:
+    """Write the sample submissions of one released assignment; student -> what they handed in."""
+    notebook = Path(root) / "release" / assignment / f"{assignment}.ipynb"
+    write_submission(root, REFERENCE, assignment, filled(notebook, assignment))
+    write_submission(root, STUB, assignment, None)
+    handed_in = {REFERENCE: "reference solution", STUB: "untouched stub"}
+    for student, entry in zip(WITH_MISTAKES, catalogue.mistakes(assignment)):
+        write_submission(root, student, assignment, filled(notebook, assignment, entry))
+        handed_in[student] = f"mistake {entry.id}"
+    return handed_in

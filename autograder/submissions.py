@@ -1,0 +1,51 @@
+"""Submissions built from the released notebook: the reference, the untouched stub, and mutants.
+
+A mutant is the reference solution with one catalogued mistake pasted in place of the function
+it replaces - what a student with that misconception would hand in.
+"""
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+import nbformat
+
+from . import catalogue
+from .solution_source import function_sources, strip_markers
+
+
+def _defined(source: str) -> list[str]:
+    return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+
+
+def filled(release_notebook: Path, assignment: str, mistake: catalogue.Mistake | None = None) -> nbformat.NotebookNode:
+    """The released notebook with every solution cell answered by the reference solution,
+    except the function replaced by `mistake`, which gets the mistaken code."""
+    notebook = nbformat.read(release_notebook, as_version=4)
+    sources = function_sources(assignment)
+    for cell in notebook.cells:
+        if not cell.metadata.get("nbgrader", {}).get("solution"):
+            continue
+        parts = []
+        for name in _defined(cell.source):
+            if mistake is not None and name == mistake.function:
+                parts.append(mistake.source())
+            else:
+                parts.append(strip_markers(sources[name]))
+        cell.source = "\n\n\n".join(parts)
+    return notebook
+
+
+def write_submission(root: Path, student: str, assignment: str, notebook: nbformat.NotebookNode | None) -> Path:
+    """Place a submission at `submitted/<student>/<assignment>/` beside the released files.
+
+    `notebook=None` submits the released notebook untouched (the stub)."""
+    release = Path(root) / "release" / assignment
+    target = Path(root) / "submitted" / student / assignment
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(release, target)
+    if notebook is not None:
+        nbformat.write(notebook, target / f"{assignment}.ipynb")
+    return target

@@ -1,0 +1,135 @@
+"""Reference solution of ch12_bptt: the solution regions of its source notebook, cell for cell."""
+from fractions import Fraction
+
+import numpy as np
+
+
+def scalar_forward(xs, w, h0=0):
+    """States [h_1, ..., h_T] of h_t = x_t + w h_{t-1} (Example 12.1). Exact in, exact out."""
+    ### BEGIN SOLUTION
+    states, h = [], h0
+    for x in xs:
+        h = x + w * h
+        states.append(h)
+    return states
+    ### END SOLUTION
+
+
+def bptt_scalar(xs, w, target, h0=0):
+    """BPTT for L = 1/2 (h_T - target)^2 (Table 12.1). Exact in, exact out.
+
+    Returns a dict: `states` [h_1..h_T], `loss`, `dL_dh` [dL/dh_1..dL/dh_T],
+    `contributions` [dL/dh_t * h_{t-1} for each use of w], `grad` (their sum).
+    """
+    ### BEGIN SOLUTION
+    states = scalar_forward(xs, w, h0)
+    previous = [h0] + states[:-1]
+    error = states[-1] - target
+    dL_dh = [error]
+    for _ in states[:-1]:
+        dL_dh.insert(0, dL_dh[0] * w)
+    contributions = [d * h for d, h in zip(dL_dh, previous)]
+    grad = sum(contributions)
+    return {"states": states, "loss": error * error / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": grad}
+    ### END SOLUTION
+
+
+def sgd_update(w, grad, lr):
+    """One gradient step w - lr * grad. Exact in, exact out."""
+    ### BEGIN SOLUTION
+    return w - lr * grad
+    ### END SOLUTION
+
+
+def update_and_recompute(xs, w, target, lr):
+    """One training step of Example 12.1: update w, then recompute the forward pass with it.
+
+    Returns a dict: `w` (the new weight), `states` (recomputed), `loss` (recomputed).
+    """
+    ### BEGIN SOLUTION
+    w_new = sgd_update(w, bptt_scalar(xs, w, target)["grad"], lr)
+    states = scalar_forward(xs, w_new)
+    return {"w": w_new, "states": states, "loss": (states[-1] - target) ** 2 / 2}
+    ### END SOLUTION
+
+
+def signal_multiplier(factor, distance):
+    """The factor a small change is multiplied by across `distance` edges (Table 12.2). Exact."""
+    ### BEGIN SOLUTION
+    return factor ** distance
+    ### END SOLUTION
+
+
+def finite_difference_grad(f, w, eps=1e-6):
+    """Central difference (f(w + eps) - f(w - eps)) / (2 eps) of a scalar function f at w."""
+    ### BEGIN SOLUTION
+    return (f(w + eps) - f(w - eps)) / (2 * eps)
+    ### END SOLUTION
+
+
+def polynomial_grad(w):
+    """dL/dw of L(w) = 1/2 (w^2 - 1)^2, the independent check of Example 12.1. Exact."""
+    ### BEGIN SOLUTION
+    return 2 * w * (w * w - 1)
+    ### END SOLUTION
+
+
+def tanh_local_rate(a):
+    """The local rate 1 - tanh(a)^2 of tanh at a (float)."""
+    ### BEGIN SOLUTION
+    return 1 - np.tanh(a) ** 2
+    ### END SOLUTION
+
+
+def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+    """BPTT through h_t = tanh(x_t W_x + h_{t-1} W_h + b) (row vectors).
+
+    xs (T, D), h0 (H,), W_x (D, H), W_h (H, H), b (H,), dh_direct (T, H): the loss gradient that
+    reaches each h_t directly. delta_t = (dh_direct_t + delta_{t+1} W_h^T) * (1 - h_t^2).
+    Returns a dict of sums over time: `dW_x` (D, H), `dW_h` (H, H), `db` (H,), `dh0` (H,).
+    """
+    ### BEGIN SOLUTION
+    xs, h0 = np.asarray(xs, dtype=float), np.asarray(h0, dtype=float)
+    states = [h0]
+    for x in xs:
+        states.append(np.tanh(x @ W_x + states[-1] @ W_h + b))
+    dW_x, dW_h, db = np.zeros_like(W_x, dtype=float), np.zeros_like(W_h, dtype=float), np.zeros_like(b, dtype=float)
+    carry = np.zeros_like(h0)
+    for t in reversed(range(len(xs))):
+        delta = (dh_direct[t] + carry) * (1 - states[t + 1] ** 2)
+        dW_x += np.outer(xs[t], delta)
+        dW_h += np.outer(states[t], delta)
+        db += delta
+        carry = delta @ W_h.T
+    return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
+    ### END SOLUTION
+
+
+def clip_by_global_norm(grads, max_norm):
+    """Scaled copies of the arrays in `grads` whose joint L2 norm is at most max_norm (direction kept)."""
+    ### BEGIN SOLUTION
+    norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in grads))
+    scale = max_norm / norm if norm > max_norm else 1.0
+    return [np.array(g, dtype=float) * scale for g in grads]
+    ### END SOLUTION
+
+
+def ex_12_7_1():
+    """Exercise 12.7.1: the rate reaching the earlier state, starting from 2 across four edges.
+
+    Return a dict {"factor 0.5": ..., "factor 1.5": ...} of exact values (Fraction).
+    """
+    ### BEGIN SOLUTION
+    return {"factor 0.5": 2 * signal_multiplier(Fraction(1, 2), 4), "factor 1.5": 2 * signal_multiplier(Fraction(3, 2), 4)}
+    ### END SOLUTION
+
+
+def ex_12_7_2():
+    """Exercise 12.7.2: the contribution the last-use-only program misses, and the correct new w.
+
+    Return a dict {"missing contribution": ..., "w_new": ...} of exact values (Fraction).
+    """
+    ### BEGIN SOLUTION
+    table = bptt_scalar([1, 0, 0], Fraction(1, 2), 1)
+    return {"missing contribution": table["contributions"][1], "w_new": sgd_update(Fraction(1, 2), table["grad"], Fraction(1, 10))}
+    ### END SOLUTION

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 from decimal import ROUND_HALF_EVEN, Decimal
+from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -70,17 +71,17 @@ def _show(book: Any) -> str:
     return str(book.value)
 
 
-def main() -> int:
-    """Print the state logs, write run.json, report disagreements; 0 when all agree."""
+def main(out=None) -> int:
+    """Print the state logs, write run.json (or `out`), report disagreements; 0 when all agree."""
     for assignment in config.load().ASSIGNMENTS:
         print("\n".join(_reference(assignment).book_log()))
         print()
     values, problems = compare_all()
-    path = config.DATA_DIR / "run.json"
+    path = Path(out) if out else config.DATA_DIR / "run.json"
     path.write_text(json.dumps({key: render(values[key]) for key in sorted(values)}, indent=1) + "\n", encoding="utf-8")
     for problem in problems:
         print("DISAGREES", problem)
-    print(f"{len(values) - len(problems)} of {len(expected())} book values agree; wrote {path.relative_to(config.REPO_ROOT)}")
+    print(f"{len(values) - len(problems)} of {len(expected())} book values agree; wrote {path}")
     return 1 if problems else 0
 
 

@@ -22,7 +22,7 @@ from typing import Any, Callable
 import numpy as np
 
 from . import catalogue, messages
-from .compare import Verdict, compare
+from .compare import compare
 
 
 @dataclass(frozen=True)
@@ -65,10 +65,6 @@ class Check:
         """The exact reference for one case."""
         return self.reference(*copy.deepcopy(case.args), **copy.deepcopy(case.kwargs))
 
-    def judge(self, got: Any, case: Case) -> Verdict:
-        """Compare a result with the reference for `case`."""
-        return compare(got, self.expected(case), exact=self.exact, rtol=self.rtol)
-
 
 @dataclass
 class CaseResult:
@@ -108,11 +104,16 @@ class Report:
             head = messages.text("check.public_summary", name=self.name, passed=self.passed, total=len(self.results))
         failed = [result for result in self.results if not result.ok]
         hidden = [result for result in failed if not result.public]
-        out = [head, *(f"  - {result.label}: {result.message}" for result in failed if result.public)]
-        if hidden:
-            out.append(f"  - {hidden[0].label}: {hidden[0].message}")
-            if len(hidden) > 1:
-                out.append("    " + messages.text("check.more_hidden", count=len(hidden) - 1))
+        out, shown = [head], set()
+        for result in failed:
+            if result.public and result.message not in shown:
+                shown.add(result.message)
+                out.append(f"  - {result.label}: {result.message}")
+        fresh = [result for result in hidden if result.message not in shown]
+        if fresh:
+            out.append(f"  - {fresh[0].label}: {fresh[0].message}")
+        if len(hidden) > len(fresh[:1]):
+            out.append("    " + messages.text("check.more_hidden", count=len(hidden) - len(fresh[:1])))
         found = Counter(result.misconception for result in failed if result.misconception)
         entries = {entry.id: entry for entry in catalogue.mistakes(self.assignment)}
         for mistake_id, count in found.items():
@@ -195,13 +196,14 @@ def seed(student: str, assignment: str, check: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tries: int = 200) -> list[Case]:
-    """`count` seeded draws; a draw on which any catalogued mistake is right is drawn again."""
+def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tries: int = 200) -> list[tuple[Case, Any]]:
+    """`count` seeded draws with their references; a draw on which any catalogued mistake is
+    right is drawn again."""
     if check.draw is None:
         return []
     rng = random.Random(seed(student, assignment, check.name))
     entries = catalogue.for_check(assignment, check.name)
-    cases: list[Case] = []
+    cases: list[tuple[Case, Any]] = []
     for index in range(count):
         for _ in range(max_tries):
             case = check.draw(rng)
@@ -214,25 +216,25 @@ def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tr
                 break
         else:
             raise RuntimeError(f"{check.name}: no draw separates every mistake after {max_tries} tries")
-        cases.append(Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)))
+        cases.append((Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), expected))
     return cases
 
 
 def run(assignment: str, check: Check, obj: Any, *, student: str, hidden: int, timeout: float, points: float = 1.0) -> Report:
     """Run `check` on the student's `obj`: public cases, then `hidden` seeded cases."""
-    labelled = [(Case(c.args, c.kwargs, messages.text("check.case_public", label=c.label)), True) for c in check.public()]
-    labelled += [(case, False) for case in hidden_cases(assignment, check, student, hidden)]
+    labelled = [(Case(c.args, c.kwargs, messages.text("check.case_public", label=c.label)), True, check.expected(c)) for c in check.public()]
+    labelled += [(case, False, expected) for case, expected in hidden_cases(assignment, check, student, hidden)]
     results: list[CaseResult] = []
-    for case, public in labelled:
+    for case, public, expected in labelled:
         try:
             got = run_student(check, obj, case, timeout=timeout, label=case.label)
         except StudentFailure as failure:
             message = messages.text(failure.message_id, **failure.fields)
             if failure.message_id == "check.not_implemented":
-                return Report(assignment, check.name, points, [CaseResult(c.label, p, False, message) for c, p in labelled])
+                return Report(assignment, check.name, points, [CaseResult(c.label, p, False, message) for c, p, _ in labelled])
             results.append(CaseResult(case.label, public, False, message))
             continue
-        verdict = check.judge(got, case)
+        verdict = compare(got, expected, exact=check.exact, rtol=check.rtol)
         if not verdict.ok:
             results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and check.reveal), diagnose(assignment, check, got, case)))
             continue

@@ -51,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
     parser.add_argument("--root", type=Path, default=None, help="course root (default: the folder above that holds course_config.py)")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("tables", help="recompute the book's tables, print the state log, write run.json")
+    commands.add_parser("tables", help="recompute the book's tables, print the state log, write run.json").add_argument(
+        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
     for name, text in (("release", "build source notebooks and run nbgrader generate_assignment"),
                        ("feedback", "nbgrader generate_feedback for autograded submissions")):
         commands.add_parser(name, help=text).add_argument("assignments", nargs="*")
@@ -67,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     root = (args.root or course_root()).resolve()
 
     if args.command == "tables":
-        return book.main()
+        return book.main(args.out)
     if args.command == "release":
         course.release(root, _names(args, root))
     elif args.command == "autograde":

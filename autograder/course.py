@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,16 +79,19 @@ def _api(root: str):
         from traitlets.config.loader import PyFileConfigLoader
 
         os.environ["PATH"] = nbgrader_env()["PATH"]
+        warnings.filterwarnings("ignore")  # SQLAlchemy chatter from nbgrader's gradebook, per worker
         _API[root] = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=root).load_config())
     return _API[root]
 
 
 def autograde_one(root: str, assignment: str, student: str, retries: int = 3) -> Outcome:
-    """`nbgrader autograde` of one submission in this process, retried if the gradebook is busy."""
+    """`nbgrader autograde` of one submission in this process, retried when another worker's
+    write to the shared SQLite gradebook got in the way."""
     start = time.perf_counter()
     for attempt in range(retries):
         result = _api(root).autograde(assignment, student, force=True, create=True)
-        if result["success"] or "database is locked" not in (result.get("log") or "") + (result.get("error") or ""):
+        log = (result.get("log") or "") + (result.get("error") or "")
+        if result["success"] or not any(word in log for word in ("sqlite3", "sqlalchemy", "database is locked")):
             break
         time.sleep(0.5 * (attempt + 1))
     log = "" if result["success"] else f"{result.get('error') or ''}\n{result.get('log') or ''}"

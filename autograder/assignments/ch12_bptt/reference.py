@@ -38,18 +38,30 @@ def scalar_forward(xs, w, h0=0):
     return _run(xs, to_sympy(w), to_sympy(h0))
 
 
+def _loss_rate(final: sp.Poly, target, at) -> sp.Rational:
+    """d/dv of 1/2 (final(v) - target)^2 at v = `at`, for the final state as a polynomial in v."""
+    loss = (final - target) ** 2 * sp.Rational(1, 2)
+    return loss.diff(final.gen).eval(at)
+
+
+def _final_poly(xs, w, start, var) -> sp.Poly:
+    """The final state of h_t = x_t + w h_{t-1} over `xs`, as a polynomial in `var`."""
+    h = sp.Poly(start, var, domain=sp.QQ)
+    for x in xs:
+        h = h * w + to_sympy(x)
+    return h
+
+
 def bptt_scalar(xs, w, target, h0=0):
     w, h0, target = to_sympy(w), to_sympy(h0), to_sympy(target)
     states = _run(xs, w, h0)
     previous = [h0, *states[:-1]]
-    # dL/dh_t: replace h_t by a symbol s, run the remaining steps, differentiate the loss in s.
-    dL_dh = []
-    for t in range(len(xs)):
-        final = ([s_] + _run(xs, w, s_, begin=t + 1))[-1]
-        dL_dh.append(sp.diff((final - target) ** 2 / 2, s_).subs(s_, states[t]))
+    # dL/dh_t: make h_t a free variable s, run the remaining steps, differentiate the loss in s.
+    dL_dh = [_loss_rate(_final_poly(xs[t + 1:], w, s_, s_), target, states[t]) for t in range(len(xs))]
     # each use of w: d(x_t + w h_{t-1})/dw with h_{t-1} held fixed is h_{t-1}
     contributions = [d * h for d, h in zip(dL_dh, previous)]
-    total = sp.diff((_run(xs, w_, h0)[-1] - target) ** 2 / 2, w_).subs(w_, w)
+    # the total derivative: the final state as a polynomial in w, differentiated directly
+    total = _loss_rate(_final_poly(xs, sp.Poly(w_, w_, domain=sp.QQ), h0, w_), target, w)
     return {"states": states, "loss": (states[-1] - target) ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": total}
 
 

@@ -1,0 +1,33 @@
+"""Shared fixtures: a throw-away course root with the committed course files."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import config
+
+REPO = config.REPO_ROOT
+
+
+def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
+    """A course root in `folder`: course_config.py (optionally limited), nbgrader_config.py, source/."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(REPO / "nbgrader_config.py", folder)
+    text = (REPO / "course_config.py").read_text(encoding="utf-8")
+    if assignments is not None:
+        settings = config.load(REPO)
+        kept = {name: settings.ASSIGNMENTS[name] for name in assignments}
+        text += f"\nASSIGNMENTS = {kept!r}\n"
+    (folder / "course_config.py").write_text(text, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    return make_course(tmp_path / "course")
+
+#: The assignments under test; `TEST_ASSIGNMENTS=a,b` narrows a run to some of them.
+ASSIGNMENTS = [name for name in config.load().ASSIGNMENTS if name in os.environ.get("TEST_ASSIGNMENTS", name).split(",")]

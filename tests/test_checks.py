@@ -1,0 +1,89 @@
+"""The check runner: stubs, crashes, timeouts, stderr, seeds and redraws, on ch12_bptt."""
+import sys
+import time
+from fractions import Fraction
+
+import pytest
+
+import solutions.ch12_bptt as reference
+from autograder import catalogue
+from autograder.assignments import checks_of
+from autograder.checks import hidden_cases, run, seed
+
+ASSIGNMENT = "ch12_bptt"
+CHECKS = checks_of(ASSIGNMENT)
+
+
+def grade(name, fn, student="s1", hidden=4, timeout=2.0):
+    return run(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=timeout, points=2)
+
+
+def test_the_stub_scores_zero_with_one_clear_message():
+    def stub(w, grad, lr):
+        raise NotImplementedError()
+
+    report = grade("sgd_update", stub)
+    assert report.score == 0
+    lines = report.lines(graded=True)
+    assert "still the stub" in "\n".join(lines)
+    assert len(lines) == 3  # summary, the reason once, "... more hidden cases"
+
+
+def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
+    def crashes(w, grad, lr):
+        return {}["missing"]
+
+    text = "\n".join(grade("sgd_update", crashes).lines(graded=True))
+    assert "KeyError" in text and "Traceback" not in text
+
+
+def test_a_function_that_never_returns_is_stopped():
+    def forever(w, grad, lr):
+        while True:
+            pass
+
+    start = time.perf_counter()
+    report = grade("sgd_update", forever, hidden=1, timeout=0.2)
+    assert report.score == 0 and "longer than 0.2 s" in report.results[0].message
+    assert time.perf_counter() - start < 5
+
+
+def test_writes_to_stderr_and_warnings_are_swallowed(capsys):
+    def noisy(w, grad, lr):
+        print("debug", file=sys.stderr)
+        import warnings
+
+        warnings.warn("careful")
+        return w - lr * grad
+
+    assert grade("sgd_update", noisy).score == 2
+    assert capsys.readouterr().err == ""
+
+
+def test_hidden_cases_depend_on_student_assignment_and_check_and_are_stable():
+    assert seed("a", ASSIGNMENT, "bptt_scalar") == seed("a", ASSIGNMENT, "bptt_scalar")
+    assert len({seed("a", ASSIGNMENT, "bptt_scalar"), seed("b", ASSIGNMENT, "bptt_scalar"), seed("a", ASSIGNMENT, "scalar_forward")}) == 3
+    first = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
+    again = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
+    other = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "b", 3)]
+    assert first == again and first != other
+
+
+def test_a_typed_in_book_answer_fails_the_hidden_cases():
+    def book_answer(w, grad, lr):
+        return Fraction(23, 40)
+
+    report = grade("sgd_update", book_answer)
+    assert report.results[0].ok and report.passed == 1 and report.score < 2
+
+
+@pytest.mark.parametrize("student", [f"student-{i}" for i in range(20)])
+def test_every_hidden_draw_separates_every_mistake(student):
+    for name, check in CHECKS.items():
+        for case, expected in hidden_cases(ASSIGNMENT, check, student, 3):
+            for entry in catalogue.for_check(ASSIGNMENT, name):
+                from autograder.checks import mistaken_output
+                from autograder.compare import compare
+
+                output = mistaken_output(entry, check, case)
+                assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)

@@ -8,7 +8,21 @@ COURSE_ID = "rnn-chapters"
 
 #: Assignments in release order; each maps grade id (= function or exercise name) to points.
 ASSIGNMENTS = {
-    "ch11_rnn_state": {},
+    "ch11_rnn_state": {
+        "relu": 1,
+        "softmax": 1,
+        "choose": 1,
+        "rnn_step": 2,
+        "output_logits": 1,
+        "run_rnn": 3,
+        "window_logits": 2,
+        "min_fillers_to_flip": 2,
+        "ex_11_7_1": 1,
+        "ex_11_7_2": 1,
+        "ex_11_7_3": 1,
+        "ex_11_7_4": 1,
+        "ex_11_7_5": 1,
+    },
     "ch12_bptt": {
         "scalar_forward": 1,
         "sgd_update": 1,
@@ -23,8 +37,31 @@ ASSIGNMENTS = {
         "ex_12_7_1": 1,
         "ex_12_7_2": 1,
     },
-    "ch12_gates": {},
-    "ch12_boundaries": {},
+    "ch12_gates": {
+        "sigmoid": 1,
+        "lstm_cell_update": 2,
+        "ex_12_7_4": 1,
+        "lstm_step": 3,
+        "gru_step": 3,
+        "ex_12_7_5": 1,
+        "retention": 1,
+        "rnn_param_count": 1,
+        "lstm_param_count": 1,
+        "lstm_param_count_two_bias": 1,
+        "gru_param_count": 1,
+    },
+    "ch12_boundaries": {
+        "run_independent": 1,
+        "run_stream": 1,
+        "run_entities": 2,
+        "truncated_bptt_scalar": 3,
+        "ex_12_7_3": 1,
+        "masked_rnn_forward": 3,
+        "masked_mean_loss": 1,
+        "generation_features": 1,
+        "bidirectional_features": 2,
+        "ex_12_7_6": 1,
+    },
 }
 
 #: Seconds one notebook cell may run during autograding before its kernel is interrupted.

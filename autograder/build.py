@@ -104,10 +104,13 @@ def source_dir(assignment: str, root: Path) -> Path:
 
 
 def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
-    """Write `source/<assignment>/<assignment>.ipynb` and the data files it reads."""
+    """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names."""
     folder = source_dir(assignment, root)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{assignment}.ipynb"
-    path.write_text(notebook_text(build_notebook(assignment, root)), encoding="utf-8")
-    shutil.copy2(config.DATA_DIR / "sequence-v1.json", folder / "sequence-v1.json")
+    text = notebook_text(build_notebook(assignment, root))
+    path.write_text(text, encoding="utf-8")
+    for data in config.DATA_DIR.glob("*.json"):
+        if data.name in text:
+            shutil.copy2(data, folder / data.name)
     return path

@@ -131,7 +131,7 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
         if exact and rational:
             return Verdict(False, "compare.not_exact", dict(where=where, got=show(got)))
         return OK
-    if _rounded(value, target):
+    if not is_exact(got) and _rounded(value, target):
         return Verdict(False, "compare.rounded", dict(where=where, got=show(got)))
     return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
 

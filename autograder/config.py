@@ -50,3 +50,14 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
         section.timeout = settings.CELL_TIMEOUT
         section.interrupt_on_timeout = True
     c.Exchange.root = str(Path(root) / "exchange")
+    c.Autograde.autograde_preprocessors = _autograde_preprocessors()
+
+
+def _autograde_preprocessors() -> list:
+    """nbgrader's autograde pipeline with Execute replaced by the kernel-death-isolating one."""
+    from nbgrader.converters.autograde import Autograde
+    from nbgrader.preprocessors import Execute
+
+    from .execute import IsolatingExecute
+
+    return [IsolatingExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]

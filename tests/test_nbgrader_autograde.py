@@ -66,7 +66,7 @@ def test_feedback_is_written_for_every_student(graded):
 
 def test_parallel_grades_equal_sequential_nbgrader_autograde(graded, tmp_path):
     root, _, table = graded
-    assignment = "ch12_bptt"
+    assignment = ASSIGNMENTS[0]
     students = ["reference", "stub", *(m.id for m in catalogue.mistakes(assignment)[:2])]
     other = make_course(tmp_path / "sequential", [assignment])
     release(other, [assignment])

@@ -1,0 +1,356 @@
+"""ch12_gates: the reference solution earns full marks, every catalogued mistake is caught and named,
+the hidden draws are varied, and the conventions of section 12.4 hold as properties."""
+from __future__ import annotations
+
+import json
+import re
+import time
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import solutions.ch12_gates as solution
+from autograder import build, catalogue, config, messages
+from autograder.assignments import checks_of
+from autograder.assignments.ch12_gates import reference as ref
+from autograder.checks import hidden_cases, mistaken_output, run
+from autograder.compare import compare
+from autograder.solution_source import BEGIN, END, function_sources
+
+ASSIGNMENT = "ch12_gates"
+CHECKS = checks_of(ASSIGNMENT)
+POINTS = config.load().ASSIGNMENTS[ASSIGNMENT]
+HIDDEN = config.load().HIDDEN_CASES
+MISTAKES = catalogue.mistakes(ASSIGNMENT)
+STUDENTS = [f"student-{i:03d}" for i in range(50)]
+
+
+def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
+    return run(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10.0, points=POINTS[name])
+
+
+# --- the contract ----------------------------------------------------------------------------------
+
+
+def test_checks_points_and_solution_functions_are_one_list():
+    assert list(CHECKS) == list(POINTS)
+    assert set(CHECKS) == set(function_sources(ASSIGNMENT))
+    for name in ("sigmoid", "lstm_cell_update", "lstm_step", "gru_step", "retention",
+                 "rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
+        assert name in CHECKS, name
+
+
+def test_exercise_checks_do_not_reveal_and_exact_checks_are_the_exact_functions():
+    assert not CHECKS["ex_12_7_4"].reveal and not CHECKS["ex_12_7_5"].reveal
+    assert {name for name, check in CHECKS.items() if check.exact} == {"lstm_cell_update", "retention", "ex_12_7_4", "ex_12_7_5"}
+
+
+def test_every_check_catches_at_least_one_catalogued_mistake():
+    for name in CHECKS:
+        assert catalogue.for_check(ASSIGNMENT, name), name
+
+
+def test_every_mistake_has_its_sentence_and_no_sentence_is_orphaned():
+    ids = {f"mistake.{entry.id}" for entry in MISTAKES}
+    path = Path(ref.__file__).with_name("messages.en.json")
+    assert set(json.loads(path.read_text(encoding="utf-8"))) == ids
+    for entry in MISTAKES:
+        assert entry.function in CHECKS, entry.id
+        assert len(entry.text) > 40, entry.id
+
+
+def test_the_catalogue_covers_the_issue():
+    found = {entry.id: entry.function for entry in MISTAKES}
+    wanted = {
+        "output_gate_on_cell": "lstm_cell_update", "h_without_tanh": "lstm_cell_update",
+        "coupled_input_forget_gates": "lstm_cell_update", "dot_product_not_elementwise": "lstm_cell_update",
+        "lstm_concat_h_first": "lstm_step", "lstm_candidate_sigmoid": "lstm_step",
+        "gru_complementary_update": "gru_step", "gru_reset_on_kept_branch": "gru_step", "gru_reset_after_matmul": "gru_step",
+        "gru_concat_h_first": "gru_step", "gru_candidate_sigmoid": "gru_step",
+        "lstm_count_two_biases": "lstm_param_count", "rnn_count_without_bias": "rnn_param_count", "gru_count_without_bias": "gru_param_count",
+    }
+    for mistake_id, function in wanted.items():
+        assert found.get(mistake_id) == function, mistake_id
+
+
+def test_every_mistake_builds_as_a_student_cell():
+    for entry in MISTAKES:
+        source = entry.source()
+        assert f"def {entry.function}(" in source, entry.id
+        assert "import" not in source, entry.id  # only np, Fraction and the notebook's own names
+        assert callable(entry.namespace()[entry.function])
+
+
+# --- grading -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("student", STUDENTS)
+def test_the_reference_solution_earns_full_points(student):
+    for name in CHECKS:
+        report = grade(name, getattr(solution, name), student=student)
+        assert report.score == POINTS[name], (name, report.lines(graded=True))
+        assert len(report.results) == len(CHECKS[name].public()) + (HIDDEN if CHECKS[name].draw else 0)
+
+
+@pytest.mark.parametrize("entry", MISTAKES, ids=lambda entry: entry.id)
+def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
+    named = False
+    for student in ("m1", "m2", "m3"):
+        report = grade(entry.function, entry.namespace()[entry.function], student=student)
+        assert report.score < POINTS[entry.function], (entry.id, student)
+        if any(result.misconception == entry.id for result in report.results):
+            named = True
+            assert f"[{entry.id}]" in "\n".join(report.lines(graded=True)), entry.id
+    assert named, entry.id
+
+
+def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exercise():
+    for entry in MISTAKES:
+        if entry.function in ("lstm_cell_update", "sigmoid"):
+            report = grade("lstm_step", entry.namespace()["lstm_step"], student="callers")
+            assert report.score < POINTS["lstm_step"], entry.id
+    for mistake_id in ("output_gate_on_cell", "h_without_tanh", "coupled_input_forget_gates"):
+        entry = next(e for e in MISTAKES if e.id == mistake_id)
+        assert grade("ex_12_7_4", entry.namespace()["ex_12_7_4"]).score == 0, mistake_id
+
+
+@pytest.mark.parametrize("name", list(CHECKS))
+def test_the_stub_scores_zero(name):
+    def stub(*args, **kwargs):
+        raise NotImplementedError()
+
+    report = grade(name, stub)
+    assert report.score == 0 and "still the stub" in "\n".join(report.lines(graded=True))
+
+
+def test_typed_in_book_answers_fail_the_hidden_cases():
+    assert grade("lstm_cell_update", lambda *a: (Fraction(41, 50), 0.5063024)).score < POINTS["lstm_cell_update"] / 2
+    assert grade("retention", lambda f, steps: Fraction(43046721, 100000000)).score < POINTS["retention"] / 2
+    assert grade("lstm_param_count", lambda D, H: 96).score < POINTS["lstm_param_count"] / 2
+
+
+def test_a_float_cell_is_called_not_exact_and_a_float_h_is_fine():
+    def float_cell(c_prev, f, i, g, o):
+        c, h = solution.lstm_cell_update(c_prev, f, i, g, o)
+        return np.asarray(c, dtype=float) + 0.0, h
+
+    report = grade("lstm_cell_update", float_cell, hidden=2)
+    assert report.score == 0 and "exact" in "\n".join(report.lines(graded=True))
+
+
+def test_a_gru_with_the_pytorch_placement_fails_the_visible_two_coordinate_case():
+    entry = next(e for e in MISTAKES if e.id == "gru_reset_after_matmul")
+    report = grade("gru_step", entry.namespace()["gru_step"], hidden=0)
+    public = [result.ok for result in report.results]
+    assert public[:2] == [True, True] and public[2] is False  # the book's scalar cases cannot tell; the 2-d case can
+
+
+def test_the_public_self_check_is_fast():
+    start = time.perf_counter()
+    for name in CHECKS:
+        grade(name, getattr(solution, name), hidden=0)
+    assert time.perf_counter() - start < 1.0
+
+
+# --- hidden draws ------------------------------------------------------------------------------------
+
+
+def _draws(name: str, students=STUDENTS[:25], count: int = HIDDEN):
+    return [(case, expected) for student in students for case, expected in hidden_cases(ASSIGNMENT, CHECKS[name], student, count)]
+
+
+@pytest.mark.parametrize("name", [name for name, check in CHECKS.items() if check.draw])
+def test_every_hidden_draw_separates_every_mistake(name):
+    check = CHECKS[name]
+    for case, expected in _draws(name, STUDENTS[:10]):
+        for entry in catalogue.for_check(ASSIGNMENT, name):
+            output = mistaken_output(entry, check, case)
+            assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)
+
+
+def test_lstm_draws_cover_widths_1_to_5_with_full_matrices_and_saturated_gates():
+    widths, inputs, saturated = set(), set(), 0
+    for case, expected in _draws("lstm_step"):
+        x, h_prev, c_prev, params = case.args
+        widths.add(len(h_prev))
+        inputs.add(len(x))
+        assert params["A_f"].shape == (len(x) + len(h_prev), len(h_prev))
+        gates = np.concatenate([np.asarray(expected[2][name], dtype=float) for name in "fio"])
+        saturated += bool(np.any((gates < 0.02) | (gates > 0.98)))
+    assert widths == {1, 2, 3, 4, 5} and inputs == {1, 2, 3, 4}
+    assert saturated > len(STUDENTS[:25]) * HIDDEN / 3
+
+
+def test_gru_draws_use_u_g_that_mixes_coordinates():
+    widths = set()
+    for case, _ in _draws("gru_step"):
+        U = case.args[2]["U_g"]
+        widths.add(U.shape[0])
+        assert np.count_nonzero(U - np.diag(np.diag(U))) > 0
+    assert widths == {2, 3, 4, 5}
+
+
+def test_cell_draws_are_exact_vectors_with_limit_gates():
+    limits = 0
+    for case, expected in _draws("lstm_cell_update"):
+        for arg in case.args:
+            assert isinstance(arg, np.ndarray) and arg.dtype == object
+            assert all(isinstance(v, Fraction) for v in arg)
+        assert all(isinstance(v, sp.Rational) for v in expected[0])
+        limits += any(v in (0, 1) for arg in (case.args[1], case.args[2], case.args[4]) for v in arg)
+    assert limits > 10
+
+
+def test_sigmoid_draws_reach_far_into_saturation():
+    assert any(np.max(np.abs(case.args[0])) >= 60 for case, _ in _draws("sigmoid"))
+
+
+# --- the conventions of section 12.4, as properties ----------------------------------------------
+
+fractions = st.fractions(min_value=-3, max_value=3, max_denominator=12)
+gates = st.fractions(min_value=0, max_value=1, max_denominator=12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(fractions, gates, gates, st.fractions(min_value=-1, max_value=1, max_denominator=12), gates)
+def test_the_cell_is_exact_and_h_follows_tanh(c_prev, f, i, g, o):
+    c, h = solution.lstm_cell_update(c_prev, f, i, g, o)
+    assert isinstance(c, Fraction) and c == f * c_prev + i * g
+    ref_c, ref_h = ref.lstm_cell_update(c_prev, f, i, g, o)
+    assert ref_c == sp.Rational(c.numerator, c.denominator)
+    assert abs(float(h) - float(ref_h)) <= 1e-12
+
+
+@settings(max_examples=60, deadline=None)
+@given(gates, st.integers(0, 30), st.integers(0, 30))
+def test_retention_multiplies_along_the_path(f, a, b):
+    assert solution.retention(f, a + b) == solution.retention(f, a) * solution.retention(f, b)
+    assert solution.retention(f, 0) == 1 and ref.retention(f, a) == sp.Rational(f) ** a
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.floats(-50, 50))
+def test_sigmoid_is_symmetric(a):
+    assert abs(solution.sigmoid(a) + solution.sigmoid(-a) - 1) < 1e-15
+    assert not np.isnan(solution.sigmoid(np.array([-800.0, 800.0]))).any()
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 200))
+def test_the_counts_scale_with_the_number_of_blocks(D, H):
+    rnn = solution.rnn_param_count(D, H)
+    assert solution.lstm_param_count(D, H) == 4 * rnn and solution.gru_param_count(D, H) == 3 * rnn
+    assert solution.lstm_param_count_two_bias(D, H) == solution.lstm_param_count(D, H) + 4 * H
+
+
+def _params(seed: int, m: int, d: int, diagonal: bool = False):
+    rng = np.random.default_rng(seed)
+    params = {"A_r": rng.normal(size=(m + d, d)), "A_z": rng.normal(size=(m + d, d)), "W_g": rng.normal(size=(m, d)),
+              "U_g": np.diag(rng.normal(size=d)) if diagonal else rng.normal(size=(d, d)),
+              "b_r": rng.normal(size=d), "b_z": rng.normal(size=d), "b_g": rng.normal(size=d)}
+    return rng.normal(size=m), rng.normal(size=d), params
+
+
+def _mutant(mistake_id: str, name: str):
+    return next(e for e in MISTAKES if e.id == mistake_id).namespace()[name]
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 5))
+def test_reset_placement_matters_only_when_u_g_mixes_coordinates(seed, m, d):
+    after = _mutant("gru_reset_after_matmul", "gru_step")
+    x, h, diagonal = _params(seed, m, d, diagonal=True)
+    assert np.allclose(solution.gru_step(x, h, diagonal), after(x, h, diagonal), atol=1e-14)
+    x, h, full = _params(seed, m, d)
+    if d > 1:
+        assert not np.allclose(solution.gru_step(x, h, full), after(x, h, full), atol=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 5))
+def test_the_complementary_convention_is_cho_with_the_update_scores_negated(seed, m, d):
+    complementary = _mutant("gru_complementary_update", "gru_step")
+    x, h, params = _params(seed, m, d)
+    flipped = {**params, "A_z": -params["A_z"], "b_z": -params["b_z"]}
+    assert np.allclose(solution.gru_step(x, h, params), complementary(x, h, flipped), atol=1e-14)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 5))
+def test_steps_agree_with_the_independent_split_form_engine(seed, m, d):
+    x, h, params = _params(seed, m, d)
+    assert compare(solution.gru_step(x, h, params), ref.gru_step(x, h, params)).ok
+    rng = np.random.default_rng(seed + 1)
+    lstm = {f"A_{k}": rng.normal(size=(m + d, d)) for k in "fiog"} | {f"b_{k}": rng.normal(size=d) for k in "fiog"}
+    c_prev = rng.normal(size=d)
+    assert compare(solution.lstm_step(x, h, c_prev, lstm), ref.lstm_step(x, h, c_prev, lstm)).ok
+
+
+def test_saturated_gates_keep_or_replace_the_state():
+    x, h, params = _params(7, 2, 3)
+    keep = {**params, "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(3, 40.0)}
+    assert np.allclose(solution.gru_step(x, h, keep), h, atol=1e-15)  # z = 1 keeps h_prev whatever r is
+    closed = {**params, "A_r": np.zeros_like(params["A_r"]), "b_r": np.full(3, -40.0), "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(3, -40.0)}
+    assert np.allclose(solution.gru_step(x, h, closed), np.tanh(x @ params["W_g"] + params["b_g"]), atol=1e-15)
+
+
+# --- the notebook ------------------------------------------------------------------------------------
+
+
+def test_the_notebook_builds_with_one_solution_cell_per_function_and_one_check_cell_per_check():
+    notebook = build.build_notebook(ASSIGNMENT)
+    cells = notebook.cells
+    assert cells[1].metadata["nbgrader"]["locked"] and 'checker("ch12_gates")' in cells[1].source
+    for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
+        assert line in cells[1].source
+    solutions = "\n".join(c.source for c in cells if c.metadata.get("nbgrader", {}).get("solution"))
+    for name, source in function_sources(ASSIGNMENT).items():
+        assert solutions.count(source) == 1, name
+    graded = [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
+    assert graded == list(CHECKS)
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    for cited in ("Example 12.3", "Example 12.4", "Table 12.3", "12.7.4", "12.7.5", "遗忘门", "输入门", "输出门", "重置门", "更新门", "单元状态", "隐藏状态"):
+        assert cited in markdown, cited
+
+
+def test_no_solution_line_is_visible_outside_the_solution_regions():
+    notebook = build.build_notebook(ASSIGNMENT)
+    visible = []
+    for cell in notebook.cells:
+        text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "", cell.source, flags=re.S)
+        visible.append(re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", text, flags=re.S))
+    visible = "\n".join(visible)
+    for name, source in function_sources(ASSIGNMENT).items():
+        body = source.split(BEGIN, 1)[1].split(END, 1)[0]
+        for line in body.splitlines():
+            if len(line.strip()) > 12:
+                assert line.strip() not in visible, (name, line.strip())
+
+
+def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setattr(plt, "show", lambda *a, **k: None)
+    namespace: dict = {}
+    for cell in build.build_notebook(ASSIGNMENT).cells:
+        if cell.cell_type == "code":
+            exec(compile(cell.source, "<notebook cell>", "exec"), namespace)
+    plt.close("all")
+    out = capsys.readouterr().out
+    assert "LSTM, two biases    108" in out and "sigmoid: 9/9 cases right" in out
+    assert "not right" not in out
+
+
+def test_messages_name_no_expected_numbers_of_the_checks():
+    for entry in MISTAKES:
+        text = messages.text(f"mistake.{entry.id}")
+        for answer in ("0.506302", "0.739738", "41/50", "0.291313", "0.366032", "0.43046721", "108", "96", "72"):
+            assert answer not in text, (entry.id, answer)

@@ -1,0 +1,154 @@
+"""Catalogued mistakes of ch11_rnn_state: each is the solution function as a student gets it wrong.
+
+Ids carry the prefix `ch11_` because message ids are shared by the whole course. The order matters:
+a wrong answer is named after the first mistake (in this order) that reproduces it, so a mistake of a
+caller comes before the helper mistakes it might coincide with.
+"""
+from fractions import Fraction  # noqa: F401  (mistakes may use it; their source runs in a notebook)
+
+import numpy as np
+
+from ...catalogue import mistake
+
+
+@mistake("min_fillers_to_flip")
+def ch11_tokens_counted_as_transitions(model):
+    ids = model["vocabulary"]
+    for fillers in range(101):
+        # n fillers make n + 3 tokens, taken as n + 3 updates after the clue: one transition too many
+        tokens = [ids["blue"]] + [ids["filler"]] * (fillers + 1) + [ids["key"], ids["is"]]
+        h = np.zeros(len(model["b_h"]))
+        for token in tokens:
+            h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
+        if choose(logits, model["candidates"]) == model["candidates"][0]:  # noqa: F821
+            return fillers
+    return None
+
+
+@mistake("relu")
+def ch11_relu_missing(v):
+    return np.asarray(v, dtype=float)
+
+
+@mistake("softmax")
+def ch11_softmax_without_exp(z):
+    z = np.asarray(z, dtype=float)
+    return z / np.sum(z)
+
+
+@mistake("choose")
+def ch11_tie_to_last(probs, candidates):
+    best = 0
+    for i in range(1, len(candidates)):
+        if probs[i] >= probs[best]:
+            best = i
+    return candidates[best]
+
+
+@mistake("choose")
+def ch11_choice_as_index(probs, candidates):
+    return int(np.argmax(probs))
+
+
+@mistake("rnn_step")
+def ch11_recurrent_weight_transposed(x, h_prev, W_x, W_h, b_h):
+    return relu(x @ W_x + W_h @ h_prev + b_h)  # noqa: F821  (relu of the solution module)
+
+
+@mistake("output_logits")
+def ch11_output_bias_forgotten(h, W_y, b_y):
+    return h @ W_y
+
+
+@mistake("run_rnn")
+def ch11_state_carried_between_calls(token_ids, model, memory={}):  # noqa: B006  (the mistake itself)
+    h = memory.get("h", np.zeros(len(model["b_h"])))
+    steps = []
+    for token in token_ids:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
+        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})  # noqa: F821
+    memory["h"] = h
+    return steps
+
+
+@mistake("run_rnn")
+def ch11_first_embedding_refetched(token_ids, model):
+    first = model["embeddings"][token_ids[0]]
+    h = np.zeros(len(model["b_h"]))
+    steps = []
+    for t, token in enumerate(token_ids):
+        old = h if t == 0 else first  # goes back to the clue's embedding instead of the carried state
+        h = rnn_step(model["embeddings"][token], old, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
+        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})  # noqa: F821
+    return steps
+
+
+@mistake("run_rnn")
+def ch11_softmax_over_hidden_state(token_ids, model):
+    h = np.zeros(len(model["b_h"]))
+    steps = []
+    for token in token_ids:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
+        steps.append({"h": h, "logits": logits, "probs": softmax(h)})  # noqa: F821
+    return steps
+
+
+@mistake("run_rnn")
+def ch11_softmax_over_steps(token_ids, model):
+    h = np.zeros(len(model["b_h"]))
+    states, logits = [], []
+    for token in token_ids:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        states.append(h)
+        logits.append(output_logits(h, model["W_y"], model["b_y"]))  # noqa: F821
+    by_candidate = [softmax(column) for column in np.array(logits).T]  # noqa: F821  (each candidate over the reads)
+    probs = np.array(by_candidate).T
+    return [{"h": s, "logits": z, "probs": p} for s, z, p in zip(states, logits, probs)]
+
+
+@mistake("window_logits")
+def ch11_window_reads_first_two(token_ids, model):
+    window = model["window_baseline"]
+    x = np.concatenate([model["embeddings"][token_ids[0]], model["embeddings"][token_ids[1]]])
+    hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
+    return output_logits(hidden, model["W_y"], model["b_y"])  # noqa: F821
+
+
+@mistake("window_logits")
+def ch11_window_order_swapped(token_ids, model):
+    window = model["window_baseline"]
+    x = np.concatenate([model["embeddings"][token_ids[-1]], model["embeddings"][token_ids[-2]]])
+    hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
+    return output_logits(hidden, model["W_y"], model["b_y"])  # noqa: F821
+
+
+@mistake("ex_11_7_2")
+def ch11_every_recurrent_entry_set_to_one():
+    model = load_model()  # noqa: F821
+    W_h = np.ones_like(model["W_h"])
+    last = run_rnn(model["inputs"]["long_blue"], {**model, "W_h": W_h})[-1]  # noqa: F821
+    return {"final_h": last["h"], "logits": last["logits"], "choice": choose(last["probs"], model["candidates"])}  # noqa: F821
+
+
+@mistake("ex_11_7_3")
+def ch11_changing_state_taken_as_learning():
+    return {"A", "C", "E"}
+
+
+@mistake("ex_11_7_3")
+def ch11_reset_thought_harmless():
+    return {"B", "C", "D"}
+
+
+@mistake("ex_11_7_4")
+def ch11_right_answers_taken_as_proof():
+    return {"A", "D", "E"}
+
+
+@mistake("ex_11_7_5")
+def ch11_hidden_vector_as_authority():
+    return {"A", "D"}

@@ -1,0 +1,334 @@
+"""Exact SymPy references for ch11_rnn_state (Tables 11.1-11.4, Examples 11.1-11.2, section 11.3,
+exercises 11.7.1-11.7.3).
+
+Each grading function has the signature of the student function it grades and accepts the
+student's float64 arrays: every float is turned into the exact rational it stores (the course's
+weights are dyadic, so nothing is lost), the arithmetic is exact, and `exp` stays symbolic until the
+comparison evaluates it to 30 digits. The probabilities are derived as 1 / sum_j exp(z_j - z_i)
+and choices by comparing logits, not by the solution's shift-and-normalise code.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import sympy as sp
+
+from ...data import exact, sequence
+
+#: The search limit of `min_fillers_to_flip` (the contract: None when no count up to it flips).
+MAX_FILLERS = 100
+
+
+# ----------------------------------------------------------------------------- exact conversion
+def q(value) -> sp.Expr:
+    """One number as an exact SymPy value (a float becomes the rational it stores)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError("not a number")
+    if isinstance(value, (int, np.integer)):
+        return sp.Integer(int(value))
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, str):
+        return exact(value)
+    return sp.Rational(float(value))
+
+
+def row(values) -> sp.Matrix:
+    """A vector as an exact 1 x n row matrix."""
+    if isinstance(values, sp.MatrixBase):
+        return sp.Matrix([list(values)])
+    return sp.Matrix([[q(v) for v in np.asarray(values, dtype=object).ravel()]])
+
+
+def matrix(values) -> sp.Matrix:
+    """A matrix as an exact SymPy matrix."""
+    return sp.Matrix([[q(v) for v in r] for r in np.asarray(values, dtype=object)])
+
+
+def out(vector) -> np.ndarray:
+    """A row matrix or a list as a 1-D object array of SymPy numbers (what the checks compare)."""
+    values = list(vector)
+    array = np.empty(len(values), dtype=object)
+    array[:] = values
+    return array
+
+
+# ----------------------------------------------------------------------------- the engine
+def relu(v):
+    return out([sp.Max(0, x) for x in row(v)])
+
+
+def softmax(z):
+    z = list(row(z))
+    return out([1 / sum(sp.exp(other - mine) for other in z) for mine in z])
+
+
+def choose(probs, candidates):
+    scores = [q(p) for p in probs]
+    best = max(scores)
+    return candidates[next(i for i, s in enumerate(scores) if s == best)]
+
+
+def _relu_row(m: sp.Matrix) -> sp.Matrix:
+    return m.applyfunc(lambda x: sp.Max(0, x))
+
+
+def _step(x: sp.Matrix, h: sp.Matrix, W_x: sp.Matrix, W_h: sp.Matrix, b_h: sp.Matrix) -> sp.Matrix:
+    return _relu_row(x * W_x + h * W_h + b_h)
+
+
+def rnn_step(x, h_prev, W_x, W_h, b_h):
+    return out(_step(row(x), row(h_prev), matrix(W_x), matrix(W_h), row(b_h)))
+
+
+def output_logits(h, W_y, b_y):
+    return out(row(h) * matrix(W_y) + row(b_y))
+
+
+def exact_model(model: dict) -> dict:
+    """The numeric parts of a model dict as exact SymPy matrices (vectors as rows)."""
+    exact_ = {key: matrix(model[key]) for key in ("embeddings", "W_x", "W_h", "W_y")}
+    exact_.update({key: row(model[key]) for key in ("b_h", "b_y")})
+    if "window_baseline" in model:
+        exact_["window_W"] = matrix(model["window_baseline"]["W"])
+        exact_["window_b"] = row(model["window_baseline"]["b"])
+    return exact_
+
+
+def states(token_ids, model: dict, *, reset_each_token: bool = False) -> list[sp.Matrix]:
+    """h_1..h_T from h_0 = 0 (with `reset_each_token`, every read starts again from 0: exercise 11.7.3)."""
+    m = exact_model(model)
+    zero = sp.zeros(1, m["b_h"].cols)
+    h, found = zero, []
+    for token in token_ids:
+        h = _step(m["embeddings"].row(int(token)), zero if reset_each_token else h, m["W_x"], m["W_h"], m["b_h"])
+        found.append(h)
+    return found
+
+
+def run_rnn(token_ids, model):
+    m = exact_model(model)
+    result = []
+    for h in states(token_ids, model):
+        logits = h * m["W_y"] + m["b_y"]
+        result.append({"h": out(h), "logits": out(logits), "probs": softmax(logits)})
+    return result
+
+
+def window_logits(token_ids, model):
+    m = exact_model(model)
+    window = m["embeddings"].row(int(token_ids[-2])).row_join(m["embeddings"].row(int(token_ids[-1])))
+    hidden = _relu_row(window * m["window_W"] + m["window_b"])
+    return out(hidden * m["W_y"] + m["b_y"])
+
+
+def filler_logits(model: dict, fillers: int) -> sp.Matrix:
+    """The final logits of `blue`, `fillers` x `filler`, `key`, `is` (exercise 11.7.1)."""
+    ids = model["vocabulary"]
+    tokens = [ids["blue"], *[ids["filler"]] * fillers, ids["key"], ids["is"]]
+    m = exact_model(model)
+    return states(tokens, model)[-1] * m["W_y"] + m["b_y"]
+
+
+def min_fillers_to_flip(model):
+    """The smallest count whose final logits put the first candidate at least level with the rest."""
+    ids = model["vocabulary"]
+    m = exact_model(model)
+    h = _step(m["embeddings"].row(ids["blue"]), sp.zeros(1, m["b_h"].cols), m["W_x"], m["W_h"], m["b_h"])
+    for fillers in range(MAX_FILLERS + 1):
+        final = h
+        for token in ("key", "is"):
+            final = _step(m["embeddings"].row(ids[token]), final, m["W_x"], m["W_h"], m["b_h"])
+        logits = list(final * m["W_y"] + m["b_y"])
+        if logits[0] >= max(logits):
+            return fillers
+        h = _step(m["embeddings"].row(ids["filler"]), h, m["W_x"], m["W_h"], m["b_h"])
+    return None
+
+
+# ----------------------------------------------------------------------------- the book's model
+def book_model() -> dict:
+    """sequence-v1.json with exact SymPy entries (the same keys as the notebook's load_model)."""
+    raw = sequence()
+    vocabulary = {entry["token"]: entry["id"] for entry in raw["vocabulary"]}
+
+    def grid(values):
+        return [[exact(v) for v in r] if isinstance(r, list) else exact(r) for r in values]
+
+    model = {key: grid(raw[key]) for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y")}
+    model["candidates"] = list(raw["candidates"])
+    model["vocabulary"] = vocabulary
+    model["inputs"] = {name: [vocabulary[t] for t in tokens] for name, tokens in raw["inputs"].items()}
+    model["window_baseline"] = {"W": grid(raw["window_baseline"]["W"]), "b": grid(raw["window_baseline"]["b"])}
+    return model
+
+
+def _summary(token_ids, model: dict) -> dict:
+    """States, logits, probabilities and the choice index of one run (exact)."""
+    m = exact_model(model)
+    hs = states(token_ids, model)
+    logits = [h * m["W_y"] + m["b_y"] for h in hs]
+    probs = [list(softmax(z)) for z in logits]
+    final = list(logits[-1])
+    choice = next(i for i, z in enumerate(final) if z == max(final))
+    return {"h": [list(h) for h in hs], "logits": [list(z) for z in logits], "probs": probs, "choice": choice}
+
+
+def ex_11_7_1():
+    model = book_model()
+    fillers = min_fillers_to_flip(model)
+    ids = model["vocabulary"]
+    h = states([ids["blue"], *[ids["filler"]] * fillers, ids["key"], ids["is"]], model)[-1]
+    return {"min_fillers": sp.Integer(fillers), "final_h": out(h), "logits": out(filler_logits(model, fillers))}
+
+
+def ex_11_7_2():
+    model = book_model()
+    model["W_h"] = [[sp.Integer(1) if i == j else v for j, v in enumerate(r)] for i, r in enumerate(model["W_h"])]
+    run = _summary(model["inputs"]["long_blue"], model)
+    return {"final_h": out(run["h"][-1]), "logits": out(run["logits"][-1]), "choice": model["candidates"][run["choice"]]}
+
+
+def ex_11_7_3():
+    """11.8: evidence of learning is a parameter comparison (C); activations change with fixed
+    weights (B); resetting before each read leaves `is` alone, [0, 0], so red (E)."""
+    return {"B", "C", "E"}
+
+
+def ex_11_7_4():
+    """11.8: two right strings prove none of the claims (not A, B, C); controlled observations (D, E)."""
+    return {"D", "E"}
+
+
+def ex_11_7_5():
+    """11.8: the application's approval record and execution rules decide (B); activations are not
+    approval events (C)."""
+    return {"B", "C"}
+
+
+# ----------------------------------------------------------------------------- book values
+def book_values() -> dict:
+    """Every value of expected.json under this assignment's prefixes, computed by the engine."""
+    model = book_model()
+    ids, inputs = model["vocabulary"], model["inputs"]
+    values: dict = {}
+    for token, index in ids.items():
+        values[f"table-11.1/{token}/id"] = index
+        values[f"table-11.1/{token}/embedding"] = list(model["embeddings"][index])
+
+    red, blue = _summary(inputs["short_red"], model), _summary(inputs["short_blue"], model)
+    old = [[sp.Integer(0)] * 2, *red["h"][:-1]]
+    for t in range(3):
+        values[f"table-11.2/step-{t + 1}/old-h"] = old[t]
+        values[f"table-11.2/step-{t + 1}/new-h"] = red["h"][t]
+        prefix = f"table-11.3/step-{t + 1}/"
+        values[prefix + "h"], values[prefix + "logits"], values[prefix + "probs"] = red["h"][t], red["logits"][t], red["probs"][t]
+        values[prefix + "p-red"] = red["probs"][t][0]
+        values[f"example-11.2/step-{t + 1}/h"] = blue["h"][t]
+
+    values.update({
+        "example-11.1/h3": red["h"][-1],
+        "example-11.1/z3": red["logits"][-1],
+        "example-11.1/exp-z3-red": sp.exp(red["logits"][-1][0]),
+        "example-11.1/p-red": red["probs"][-1][0],
+        "example-11.1/p-blue": red["probs"][-1][1],
+        "example-11.1/choice": red["choice"],
+        "example-11.2/logits": blue["logits"][-1],
+        "example-11.2/p-blue": blue["probs"][-1][1],
+        "example-11.2/choice": blue["choice"],
+    })
+
+    m = exact_model(model)
+    short_window = list(window_logits(inputs["short_blue"], model))
+    window_hidden = _relu_row(m["embeddings"].row(ids["key"]).row_join(m["embeddings"].row(ids["is"])) * m["window_W"] + m["window_b"])
+    long_red, long_blue = _summary(inputs["long_red"], model), _summary(inputs["long_blue"], model)
+    values.update({
+        "section-11.3/window/hidden": list(window_hidden),
+        "section-11.3/window/logits": short_window,
+        "section-11.3/window/p-red": softmax(short_window)[0],
+        "section-11.3/window/choice": short_window.index(max(short_window)),
+        # the red coordinate after the eight updates that follow the clue
+        "section-11.3/decay-8": long_red["h"][-1][0] / long_red["h"][0][0],
+    })
+    for colour, run, tokens in (("red", long_red, inputs["long_red"]), ("blue", long_blue, inputs["long_blue"])):
+        values[f"table-11.4/{colour}/window-logits"] = list(window_logits(tokens, model))
+        values[f"table-11.4/{colour}/final-h"] = run["h"][-1]
+        values[f"table-11.4/{colour}/rnn-logits"] = run["logits"][-1]
+        values[f"table-11.4/{colour}/p-red"] = run["probs"][-1][0]
+        values[f"table-11.4/{colour}/choice"] = run["choice"]
+
+    answer = ex_11_7_1()
+    fillers = int(answer["min_fillers"])
+    blue_coordinate = lambda n: filler_logits(model, n)[1] - model["b_y"][1]  # noqa: E731  (W_y is the identity)
+    values.update({
+        "exercise-11.7.1/blue-coordinate-0-fillers": states([ids["blue"], ids["key"], ids["is"]], model)[-1][1],
+        "exercise-11.7.1/min-fillers": fillers,
+        "exercise-11.7.1/final-h": list(answer["final_h"]),
+        "exercise-11.7.1/logits": list(answer["logits"]),
+        "exercise-11.7.1/choice": model["candidates"].index(choose(list(answer["logits"]), model["candidates"])),
+        "exercise-11.7.1/blue-coordinate-2-fillers": blue_coordinate(2),
+    })
+
+    changed = ex_11_7_2()
+    values.update({
+        "exercise-11.7.2/final-h": list(changed["final_h"]),
+        "exercise-11.7.2/logits": list(changed["logits"]),
+        "exercise-11.7.2/choice": model["candidates"].index(changed["choice"]),
+    })
+
+    reset = states(inputs["short_red"], model, reset_each_token=True)[-1]
+    reset_logits = list(reset * m["W_y"] + m["b_y"])
+    values.update({
+        "exercise-11.7.3/final-h-reset-each-token": list(reset),
+        "exercise-11.7.3/logits-reset-each-token": reset_logits,
+        "exercise-11.7.3/choice-reset-each-token": reset_logits.index(max(reset_logits)),
+    })
+    return values
+
+
+def _decimal(value) -> str:
+    """A rational with a finite decimal expansion as the book prints it (1.125, 0.00390625)."""
+    from decimal import Decimal, localcontext
+
+    value = sp.Rational(value)
+    with localcontext() as context:
+        context.prec = 60
+        text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _vector(values, fractions: bool = False) -> str:
+    return "[" + ", ".join(str(sp.Rational(v)) if fractions else _decimal(v) for v in values) + "]"
+
+
+def _probs(values) -> str:
+    return "[" + ", ".join(f"{float(sp.N(v, 30)):.6f}" for v in values) + "]"
+
+
+def book_log() -> list[str]:
+    """Tables 11.2, 11.3 and 11.4 line by line, as the book prints them (6-place probabilities)."""
+    v = book_values()
+    model = book_model()
+    names = {index: token for token, index in model["vocabulary"].items()}
+    reads = [names[i] for i in model["inputs"]["short_red"]]
+    lines = ["Table 11.2 - one set of parameters, used three times (red key is)",
+             "read      input   old h      new h"]
+    for t, token in enumerate(reads, start=1):
+        embedding = v[f"table-11.1/{token}/embedding"]
+        lines.append(f"{t}: {token:<5}  {_vector(embedding):<7} {_vector(v[f'table-11.2/step-{t}/old-h']):<10} {_vector(v[f'table-11.2/step-{t}/new-h'])}")
+    lines += ["", "Table 11.3 - the full log of the three outputs", "read  new h      logits (red, blue)  probs (red, blue)"]
+    for t in (1, 2, 3):
+        p = f"table-11.3/step-{t}/"
+        lines.append(f"{t:>4}  {_vector(v[p + 'h']):<10} {_vector(v[p + 'logits']):<19} {_probs(v[p + 'probs'])}")
+    lines += ["", "Table 11.4 - the long inputs (clue, six fillers, key is)",
+              "colour  window logits  RNN final h  RNN logits       RNN p(red)  choice"]
+    for colour in ("red", "blue"):
+        p = f"table-11.4/{colour}/"
+        choice = model["candidates"][v[p + "choice"]]
+        verdict = "right" if choice == colour else "wrong"
+        lines.append(f"{colour:<6}  {_vector(v[p + 'window-logits']):<13}  {_vector(v[p + 'final-h'], fractions=True):<11}  {_vector(v[p + 'rnn-logits']):<15}  "
+                     f"{float(sp.N(v[p + 'p-red'], 30)):.6f}    {choice} ({verdict})")
+    return lines

@@ -8,10 +8,15 @@
     %% solution f [g ...]  the solution cell: the source of f, g from solutions/<assignment>.py
     %% check name          the graded test cell of `name` (visible self-check + hidden grading)
 
+Inside setup and code cells a line `%include package.module:function` is replaced by that
+function's source, so a helper given to students is written once.
+
 Because solution cells are copied from the solution module, the two cannot drift apart.
 """
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
 import shutil
 from pathlib import Path
@@ -48,6 +53,18 @@ def parse(text: str) -> list[tuple[str, list[str], str]]:
     return cells
 
 
+def _expand_includes(body: str) -> str:
+    """Replace each `%include module:function` line by the function's source."""
+    lines = []
+    for line in body.splitlines():
+        if line.startswith("%include "):
+            module, name = line.split(None, 1)[1].split(":")
+            lines.append(inspect.getsource(getattr(importlib.import_module(module), name)).rstrip("\n"))
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def check_source(name: str) -> str:
     """The test cell of one check: the visible self-check, then the hidden grading call."""
     return (
@@ -70,9 +87,9 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
         if kind == "markdown":
             cell = nbformat.v4.new_markdown_cell(body)
         elif kind == "code":
-            cell = nbformat.v4.new_code_cell(body)
+            cell = nbformat.v4.new_code_cell(_expand_includes(body))
         elif kind == "setup":
-            cell = nbformat.v4.new_code_cell(body)
+            cell = nbformat.v4.new_code_cell(_expand_includes(body))
             cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": f"setup-{index}"}
         elif kind == "solution":
             missing = [name for name in args if name not in sources]

@@ -1,7 +1,7 @@
 """Reference solution of ch11_rnn_state: the solution regions of its source notebook, cell for cell.
 
 `load_model` is given, not a stub: the notebook defines it in its setup cell, and the same function
-is imported here (from the assignment's `model.py`; a test keeps the two identical) so that the
+is imported here (from the assignment's `model.py`, which the build copies into that cell) so that the
 exercise answers below can read the book's model too.
 """
 from fractions import Fraction

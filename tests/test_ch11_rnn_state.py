@@ -74,7 +74,7 @@ def test_checks_points_and_notebook_agree():
 
 
 def test_setup_cell_holds_the_solution_load_model():
-    setup = build.parse(build.template_path(A).read_text(encoding="utf-8"))[1][2]
+    setup = build.build_notebook(A).cells[1].source
     assert 'check = checker("ch11_rnn_state")' in setup
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in setup

@@ -1,5 +1,5 @@
-"""The notebook's given `load_model()`: the setup cell of notebook.md holds this function verbatim
-(a test keeps the two identical); the reference solution imports it from here."""
+"""The notebook's given `load_model()`: the build copies it into the setup cell of notebook.md
+(`%include`), and the reference solution imports it from here."""
 import json
 from fractions import Fraction
 from pathlib import Path

@@ -49,6 +49,8 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     for section in (c.Execute, c.ExecutePreprocessor):
         section.timeout = settings.CELL_TIMEOUT
         section.interrupt_on_timeout = True
+    # nbgrader's default kernel arguments, plus a quiet kernel log (no transport warning per notebook)
+    c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     c.Exchange.root = str(Path(root) / "exchange")
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
 

@@ -78,3 +78,19 @@ def test_parallel_grades_equal_sequential_nbgrader_autograde(graded, tmp_path):
     parallel = {(student, grade_id): row.score for (a, student), rows in table.items() if a == assignment and student in students
                 for grade_id, row in rows.items()}
     assert sequential == parallel
+
+
+def test_a_dask_local_cluster_gives_the_same_grades(graded, tmp_path):
+    root, _, table = graded
+    assignment = ASSIGNMENTS[0]
+    students = ["reference", catalogue.mistakes(assignment)[0].id]
+    other = make_course(tmp_path / "dask", [assignment])
+    release(other, [assignment])
+    for student in students:
+        shutil.copytree(root / "submitted" / student / assignment, other / "submitted" / student / assignment)
+    outcomes = autograde(other, [assignment], workers=2, dask="local")
+    assert [o.student for o in outcomes if o.ok] == sorted(students)
+    on_dask = {(row.student, row.grade_id): row.score for row in report.collect(other)}
+    local = {(student, grade_id): row.score for (a, student), rows in table.items() if a == assignment and student in students
+             for grade_id, row in rows.items()}
+    assert on_dask == local

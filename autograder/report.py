@@ -13,6 +13,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import nbformat  # noqa: E402
 
 from . import catalogue, config  # noqa: E402
@@ -102,6 +103,7 @@ def write_html(rows: list[Row], path: Path) -> Path:
             figure, axis = plt.subplots(figsize=(7, 0.35 * len(labels) + 1))
             axis.barh(labels[::-1], [n for _, n in counts.most_common()][::-1], color="tab:red")
             axis.set(xlabel="students", title=f"{assignment}: misconceptions per check")
+            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
             parts.append(_figure_tag(figure))
             texts = {entry.id: entry.text for entry in catalogue.mistakes(assignment)}
             parts.append("<table border=1 cellpadding=4><tr><th>check</th><th>misconception</th><th>students</th><th>what it means</th></tr>")

@@ -97,8 +97,10 @@ def mistakes(assignment: str) -> list[Mistake]:
 
 
 def for_check(assignment: str, check: str) -> list[Mistake]:
-    """The mistakes that change the result of `check`."""
-    return [entry for entry in mistakes(assignment) if check in entry.checks]
+    """The mistakes that change the result of `check`: those of its own function first, then
+    those of the functions it calls (so a diagnosis prefers the closest cause)."""
+    found = [entry for entry in mistakes(assignment) if check in entry.checks]
+    return sorted(found, key=lambda entry: entry.function != check)
 
 
 def _renamed(source: str, name: str) -> str:

@@ -238,15 +238,22 @@ def run(assignment: str, check: Check, obj: Any, *, student: str, hidden: int, t
         if not verdict.ok:
             results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and check.reveal), diagnose(assignment, check, got, case)))
             continue
-        try:
-            broken = next(filter(None, (probe(lambda c: run_student(check, obj, c, timeout=timeout, label=case.label), case) for probe in check.probes)), None)
-        except StudentFailure as failure:
-            broken = messages.text(failure.message_id, **failure.fields)
+        broken = next(filter(None, (_probe(probe, check, obj, case, timeout) for probe in check.probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or ""))
     return Report(assignment, check.name, points, results)
 
 
 LOCAL = "local"  # the student id outside autograding
+
+
+def _probe(probe: Callable, check: Check, obj: Any, case: Case, timeout: float) -> str | None:
+    """One probe's verdict on the student's function: None, or the sentence of the broken rule."""
+    try:
+        return probe(lambda c: run_student(check, obj, c, timeout=timeout, label=case.label), case)
+    except StudentFailure as failure:
+        return messages.text(failure.message_id, **failure.fields)
+    except Exception as error:  # a result the probe could not read
+        return messages.text("probe.unreadable", error=type(error).__name__)
 
 
 def student_from_path(path: str | os.PathLike | None = None) -> str:

@@ -140,20 +140,18 @@ def feedback(root: Path, names: list[str] | None = None) -> None:
 
 
 def export(root: Path, out: Path | None = None) -> tuple[Path, Path]:
-    """nbgrader's grade CSV, and a per-question breakdown CSV (one row per graded cell)."""
-    from nbgrader.api import Gradebook
+    """nbgrader's grade CSV, and a per-question breakdown CSV: one row per graded cell, with the
+    misconceptions its feedback named."""
+    from .report import collect
 
     out = Path(out or Path(root) / "exports")
     out.mkdir(parents=True, exist_ok=True)
     grades = out / "grades.csv"
     nbgrader(root, "export", "--to", str(grades.resolve()))
     breakdown = out / "questions.csv"
-    with Gradebook(config.database_url(root, config.load(root))) as gradebook, breakdown.open("w", newline="") as handle:
+    with breakdown.open("w", newline="") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["assignment", "student_id", "notebook", "grade_id", "score", "max_score"])
-        for assignment in gradebook.assignments:
-            for submission in gradebook.assignment_submissions(assignment.name):
-                for notebook in submission.notebooks:
-                    for grade in notebook.grades:
-                        writer.writerow([assignment.name, submission.student_id, notebook.name, grade.name, grade.score, grade.max_score])
+        writer.writerow(["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions"])
+        for row in collect(root):
+            writer.writerow([row.assignment, row.student, row.grade_id, row.score, row.max_score, " ".join(row.misconceptions)])
     return grades, breakdown

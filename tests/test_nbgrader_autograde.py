@@ -1,12 +1,13 @@
 """Every assignment through real nbgrader: the reference earns full marks, the stub zero, and each
 catalogued mistake loses points on its own check only and is named in that check's feedback."""
+import csv
 import shutil
 from collections import defaultdict
 
 import pytest
 
 from autograder import catalogue, config, report
-from autograder.course import autograde, feedback, nbgrader, release
+from autograder.course import autograde, export, feedback, nbgrader, release
 from autograder.submissions import filled, write_submission
 
 from .conftest import ASSIGNMENTS, make_course
@@ -94,3 +95,19 @@ def test_a_dask_local_cluster_gives_the_same_grades(graded, tmp_path):
     local = {(student, grade_id): row.score for (a, student), rows in table.items() if a == assignment and student in students
              for grade_id, row in rows.items()}
     assert on_dask == local
+
+
+def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded):
+    root, outcomes, _ = graded
+    grades, breakdown = export(root)
+    with grades.open() as handle:
+        rows = list(csv.DictReader(handle))
+    assert {(row["assignment"], row["student_id"]) for row in rows} == {(o.assignment, o.student) for o in outcomes}
+    with breakdown.open() as handle:
+        questions = list(csv.DictReader(handle))
+    entry = catalogue.mistakes(ASSIGNMENTS[0])[0]
+    named = [q for q in questions if q["student_id"] == entry.id and q["grade_id"] == entry.function]
+    assert named and entry.id in named[0]["misconceptions"].split()
+    html = report.write_html(report.collect(root), root / "reports" / "class.html").read_text()
+    assert html.count("<img") >= len(ASSIGNMENTS)
+    assert all(assignment in html for assignment in ASSIGNMENTS)

@@ -104,7 +104,8 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
 
     Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
     when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
-    independent `nbgrader autograde`, so a crash costs only that submission.
+    independent `nbgrader autograde`, so a crash costs only that submission; a failed one is tried
+    once more in this process after the parallel pass.
     """
     root = str(Path(root).resolve())
     jobs = [(name, student) for name in (names or assignments(Path(root)))
@@ -130,7 +131,9 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                 for future in as_completed(futures):
                     outcomes.append(future.result())
                     bar.update()
-    return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+    # a submission that failed beside other workers gets one more, unshared, try
+    retried = [autograde_one(root, o.assignment, o.student) if not o.ok else o for o in outcomes]
+    return sorted(retried, key=lambda o: (o.assignment, o.student))
 
 
 def feedback(root: Path, names: list[str] | None = None) -> None:

@@ -19,7 +19,10 @@ def _names(args, root: Path) -> list[str]:
 
 
 def _autograde(args, root: Path) -> int:
-    outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers, dask=args.dask)
+    try:
+        outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers, dask=args.dask)
+    except FileNotFoundError as error:
+        raise SystemExit(str(error)) from None
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         print(f"FAILED {outcome.assignment}/{outcome.student}:\n{outcome.log}", file=sys.stderr)

@@ -110,6 +110,9 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     root = str(Path(root).resolve())
     jobs = [(name, student) for name in (names or assignments(Path(root)))
             for student in (students or submitted_students(Path(root), name))]
+    missing = [f"submitted/{student}/{name}" for name, student in jobs if not (Path(root) / "submitted" / student / name).is_dir()]
+    if missing:
+        raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
     workers = workers or config.load(root).WORKERS
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:

@@ -1,7 +1,8 @@
 """The message catalogue: every sentence a student reads, by id, one JSON file per language.
 
-Framework messages live in `autograder/messages.<lang>.json`; each assignment's misconception
-sentences in `autograder/assignments/<assignment>/messages.<lang>.json` (ids `mistake.<id>`).
+Framework messages (comparison, checks, the reusable probes) live in `autograder/messages.<lang>.json`;
+each assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences in
+`autograder/assignments/<assignment>/messages.<lang>.json`.
 The language is `COURSE_LANG` (default `en`); a missing translation falls back to English.
 """
 from __future__ import annotations

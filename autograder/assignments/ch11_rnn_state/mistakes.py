@@ -12,7 +12,7 @@ from ...catalogue import mistake
 
 
 @mistake("min_fillers_to_flip")
-def ch11_tokens_counted_as_transitions(model):
+def tokens_counted_as_transitions(model):
     ids = model["vocabulary"]
     for fillers in range(101):
         # n fillers make n + 3 tokens, taken as n + 3 updates after the clue: one transition too many
@@ -27,18 +27,18 @@ def ch11_tokens_counted_as_transitions(model):
 
 
 @mistake("relu")
-def ch11_relu_missing(v):
+def relu_missing(v):
     return np.asarray(v, dtype=float)
 
 
 @mistake("softmax")
-def ch11_softmax_without_exp(z):
+def softmax_without_exp(z):
     z = np.asarray(z, dtype=float)
     return z / np.sum(z)
 
 
 @mistake("choose")
-def ch11_tie_to_last(probs, candidates):
+def tie_to_last(probs, candidates):
     best = 0
     for i in range(1, len(candidates)):
         if probs[i] >= probs[best]:
@@ -47,22 +47,22 @@ def ch11_tie_to_last(probs, candidates):
 
 
 @mistake("choose")
-def ch11_choice_as_index(probs, candidates):
+def choice_as_index(probs, candidates):
     return int(np.argmax(probs))
 
 
 @mistake("rnn_step")
-def ch11_recurrent_weight_transposed(x, h_prev, W_x, W_h, b_h):
+def recurrent_weight_transposed(x, h_prev, W_x, W_h, b_h):
     return relu(x @ W_x + W_h @ h_prev + b_h)  # noqa: F821  (relu of the solution module)
 
 
 @mistake("output_logits")
-def ch11_output_bias_forgotten(h, W_y, b_y):
+def output_bias_forgotten(h, W_y, b_y):
     return h @ W_y
 
 
 @mistake("run_rnn")
-def ch11_state_carried_between_calls(token_ids, model, memory={}):  # noqa: B006  (the mistake itself)
+def state_carried_between_calls(token_ids, model, memory={}):  # noqa: B006  (the mistake itself)
     h = memory.get("h", np.zeros(len(model["b_h"])))
     steps = []
     for token in token_ids:
@@ -74,7 +74,7 @@ def ch11_state_carried_between_calls(token_ids, model, memory={}):  # noqa: B006
 
 
 @mistake("run_rnn")
-def ch11_first_embedding_refetched(token_ids, model):
+def first_embedding_refetched(token_ids, model):
     first = model["embeddings"][token_ids[0]]
     h = np.zeros(len(model["b_h"]))
     steps = []
@@ -87,7 +87,7 @@ def ch11_first_embedding_refetched(token_ids, model):
 
 
 @mistake("run_rnn")
-def ch11_softmax_over_hidden_state(token_ids, model):
+def softmax_over_hidden_state(token_ids, model):
     h = np.zeros(len(model["b_h"]))
     steps = []
     for token in token_ids:
@@ -98,7 +98,7 @@ def ch11_softmax_over_hidden_state(token_ids, model):
 
 
 @mistake("run_rnn")
-def ch11_softmax_over_steps(token_ids, model):
+def softmax_over_steps(token_ids, model):
     h = np.zeros(len(model["b_h"]))
     states, logits = [], []
     for token in token_ids:
@@ -111,7 +111,7 @@ def ch11_softmax_over_steps(token_ids, model):
 
 
 @mistake("window_logits")
-def ch11_window_reads_first_two(token_ids, model):
+def window_reads_first_two(token_ids, model):
     window = model["window_baseline"]
     x = np.concatenate([model["embeddings"][token_ids[0]], model["embeddings"][token_ids[1]]])
     hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
@@ -119,7 +119,7 @@ def ch11_window_reads_first_two(token_ids, model):
 
 
 @mistake("window_logits")
-def ch11_window_order_swapped(token_ids, model):
+def window_order_swapped(token_ids, model):
     window = model["window_baseline"]
     x = np.concatenate([model["embeddings"][token_ids[-1]], model["embeddings"][token_ids[-2]]])
     hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
@@ -127,7 +127,7 @@ def ch11_window_order_swapped(token_ids, model):
 
 
 @mistake("ex_11_7_2")
-def ch11_every_recurrent_entry_set_to_one():
+def every_recurrent_entry_set_to_one():
     model = load_model()  # noqa: F821
     W_h = np.ones_like(model["W_h"])
     last = run_rnn(model["inputs"]["long_blue"], {**model, "W_h": W_h})[-1]  # noqa: F821
@@ -135,20 +135,20 @@ def ch11_every_recurrent_entry_set_to_one():
 
 
 @mistake("ex_11_7_3")
-def ch11_changing_state_taken_as_learning():
+def changing_state_taken_as_learning():
     return {"A", "C", "E"}
 
 
 @mistake("ex_11_7_3")
-def ch11_reset_thought_harmless():
+def reset_thought_harmless():
     return {"B", "C", "D"}
 
 
 @mistake("ex_11_7_4")
-def ch11_right_answers_taken_as_proof():
+def right_answers_taken_as_proof():
     return {"A", "D", "E"}
 
 
 @mistake("ex_11_7_5")
-def ch11_hidden_vector_as_authority():
+def hidden_vector_as_authority():
     return {"A", "D"}

@@ -14,7 +14,7 @@ from typing import Any
 import sympy as sp
 
 from . import config
-from .data import BookValue, expected
+from .data import expected
 
 DIGITS = 30
 

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     grade = commands.add_parser("autograde", help="nbgrader autograde every submission, in parallel")
     grade.add_argument("assignments", nargs="*")
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
-    for sub in (grade, demo := commands.add_parser("demo", help="release, autograde the sample class, feedback, export, report")):
+    for sub in (grade, commands.add_parser("demo", help="release, autograde the sample class, feedback, export, report")):
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
         sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
     commands.add_parser("export", help="grades.csv (nbgrader) and questions.csv (per question)").add_argument("--out", type=Path, default=None)

@@ -5,7 +5,6 @@ import json
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 

@@ -4,7 +4,6 @@
 is imported here (from the assignment's `model.py`, which the build copies into that cell) so that the
 exercise answers below can read the book's model too.
 """
-from fractions import Fraction
 
 import numpy as np
 

@@ -1,5 +1,4 @@
 """Reference solution of ch12_boundaries: the solution regions of its source notebook, cell for cell."""
-from fractions import Fraction
 
 import numpy as np
 

@@ -86,25 +86,7 @@ def test_every_check_has_a_mistake_and_every_mistake_a_message():
     assert len(ids) == len(set(ids)) >= 10
 
 
-def test_the_stub_scores_zero():
-    def stub(*args, **kwargs):
-        raise NotImplementedError()
-
-    for name in CHECKS:
-        report = grade(name, stub, hidden=2)
-        assert report.score == 0 and "still the stub" in report.results[0].message
-
-
 # ----------------------------------------------------------------------------- full marks, 50 students
-
-@pytest.mark.parametrize("name", list(CHECKS))
-def test_the_reference_solution_scores_full_marks_for_50_students(name):
-    fn = getattr(solution, name)
-    for student in STUDENTS:
-        report = grade(name, fn, student=student)
-        failing = [(r.label, r.message) for r in report.results if not r.ok]
-        assert not failing and report.score == points(name), (student, failing)
-
 
 # ----------------------------------------------------------------------------- mistakes
 

@@ -3,7 +3,6 @@ the hidden draws are varied, and the conventions of section 12.4 hold as propert
 from __future__ import annotations
 
 import json
-import re
 import time
 from fractions import Fraction
 from pathlib import Path
@@ -20,7 +19,7 @@ from autograder.assignments import checks_of
 from autograder.assignments.ch12_gates import reference as ref
 from autograder.checks import hidden_cases, mistaken_output, run
 from autograder.compare import compare
-from autograder.solution_source import BEGIN, END, function_sources
+from autograder.solution_source import function_sources
 
 ASSIGNMENT = "ch12_gates"
 CHECKS = checks_of(ASSIGNMENT)
@@ -48,11 +47,6 @@ def test_checks_points_and_solution_functions_are_one_list():
 def test_exercise_checks_do_not_reveal_and_exact_checks_are_the_exact_functions():
     assert not CHECKS["ex_12_7_4"].reveal and not CHECKS["ex_12_7_5"].reveal
     assert {name for name, check in CHECKS.items() if check.exact} == {"lstm_cell_update", "retention", "ex_12_7_4", "ex_12_7_5"}
-
-
-def test_every_check_catches_at_least_one_catalogued_mistake():
-    for name in CHECKS:
-        assert catalogue.for_check(ASSIGNMENT, name), name
 
 
 def test_every_mistake_has_its_sentence_and_no_sentence_is_orphaned():
@@ -89,14 +83,6 @@ def test_every_mistake_builds_as_a_student_cell():
 # --- grading -----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("student", STUDENTS)
-def test_the_reference_solution_earns_full_points(student):
-    for name in CHECKS:
-        report = grade(name, getattr(solution, name), student=student)
-        assert report.score == POINTS[name], (name, report.lines(graded=True))
-        assert len(report.results) == len(CHECKS[name].public()) + (HIDDEN if CHECKS[name].draw else 0)
-
-
 @pytest.mark.parametrize("entry", MISTAKES, ids=lambda entry: entry.id)
 def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
     named = False
@@ -117,15 +103,6 @@ def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exerc
     for mistake_id in ("output_gate_on_cell", "h_without_tanh", "coupled_input_forget_gates"):
         entry = next(e for e in MISTAKES if e.id == mistake_id)
         assert grade("ex_12_7_4", entry.namespace()["ex_12_7_4"]).score == 0, mistake_id
-
-
-@pytest.mark.parametrize("name", list(CHECKS))
-def test_the_stub_scores_zero(name):
-    def stub(*args, **kwargs):
-        raise NotImplementedError()
-
-    report = grade(name, stub)
-    assert report.score == 0 and "still the stub" in "\n".join(report.lines(graded=True))
 
 
 def test_typed_in_book_answers_fail_the_hidden_cases():
@@ -316,20 +293,6 @@ def test_the_notebook_builds_with_one_solution_cell_per_function_and_one_check_c
     markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
     for cited in ("Example 12.3", "Example 12.4", "Table 12.3", "12.7.4", "12.7.5", "遗忘门", "输入门", "输出门", "重置门", "更新门", "单元状态", "隐藏状态"):
         assert cited in markdown, cited
-
-
-def test_no_solution_line_is_visible_outside_the_solution_regions():
-    notebook = build.build_notebook(ASSIGNMENT)
-    visible = []
-    for cell in notebook.cells:
-        text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "", cell.source, flags=re.S)
-        visible.append(re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", text, flags=re.S))
-    visible = "\n".join(visible)
-    for name, source in function_sources(ASSIGNMENT).items():
-        body = source.split(BEGIN, 1)[1].split(END, 1)[0]
-        for line in body.splitlines():
-            if len(line.strip()) > 12:
-                assert line.strip() not in visible, (name, line.strip())
 
 
 def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys):

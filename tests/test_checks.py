@@ -5,7 +5,6 @@ from fractions import Fraction
 
 import pytest
 
-import solutions.ch12_bptt as reference
 from autograder import catalogue
 from autograder.assignments import checks_of
 from autograder.checks import hidden_cases, run, seed

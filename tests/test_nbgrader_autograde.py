@@ -6,7 +6,7 @@ from collections import defaultdict
 
 import pytest
 
-from autograder import catalogue, config, report
+from autograder import catalogue, report
 from autograder.course import autograde, export, feedback, nbgrader, release
 from autograder.submissions import filled, write_submission
 

@@ -5,7 +5,7 @@ import shutil
 import nbformat
 import pytest
 
-from autograder import build, config
+from autograder import build
 from autograder.course import nbgrader, release
 from autograder.solution_source import BEGIN, END, function_sources
 

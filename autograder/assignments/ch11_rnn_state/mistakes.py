@@ -1,12 +1,11 @@
 """Catalogued mistakes of ch11_rnn_state: each is the solution function as a student gets it wrong.
 
-Ids carry the prefix `ch11_` because message ids are shared by the whole course. The order matters:
-a wrong answer is named after the first mistake (in this order) that reproduces it, so a mistake of a
-caller comes before the helper mistakes it might coincide with.
+A wrong answer is named after the first mistake that reproduces it: the check's own mistakes in the
+order below, then those of the functions it calls.
 """
-from fractions import Fraction  # noqa: F401  (mistakes may use it; their source runs in a notebook)
-
 import numpy as np
+
+from solutions.ch11_rnn_state import choose, load_model, output_logits, relu, rnn_step, run_rnn, softmax
 
 from ...catalogue import mistake
 
@@ -19,9 +18,9 @@ def tokens_counted_as_transitions(model):
         tokens = [ids["blue"]] + [ids["filler"]] * (fillers + 1) + [ids["key"], ids["is"]]
         h = np.zeros(len(model["b_h"]))
         for token in tokens:
-            h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
-        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
-        if choose(logits, model["candidates"]) == model["candidates"][0]:  # noqa: F821
+            h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
+        logits = output_logits(h, model["W_y"], model["b_y"])
+        if choose(logits, model["candidates"]) == model["candidates"][0]:
             return fillers
     return None
 
@@ -53,7 +52,7 @@ def choice_as_index(probs, candidates):
 
 @mistake("rnn_step")
 def recurrent_weight_transposed(x, h_prev, W_x, W_h, b_h):
-    return relu(x @ W_x + W_h @ h_prev + b_h)  # noqa: F821  (relu of the solution module)
+    return relu(x @ W_x + W_h @ h_prev + b_h)
 
 
 @mistake("output_logits")
@@ -66,9 +65,9 @@ def state_carried_between_calls(token_ids, model, memory={}):  # noqa: B006  (th
     h = memory.get("h", np.zeros(len(model["b_h"])))
     steps = []
     for token in token_ids:
-        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
-        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
-        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})  # noqa: F821
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
+        logits = output_logits(h, model["W_y"], model["b_y"])
+        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})
     memory["h"] = h
     return steps
 
@@ -80,9 +79,9 @@ def first_embedding_refetched(token_ids, model):
     steps = []
     for t, token in enumerate(token_ids):
         old = h if t == 0 else first  # goes back to the clue's embedding instead of the carried state
-        h = rnn_step(model["embeddings"][token], old, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
-        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
-        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})  # noqa: F821
+        h = rnn_step(model["embeddings"][token], old, model["W_x"], model["W_h"], model["b_h"])
+        logits = output_logits(h, model["W_y"], model["b_y"])
+        steps.append({"h": h, "logits": logits, "probs": softmax(logits)})
     return steps
 
 
@@ -91,9 +90,9 @@ def softmax_over_hidden_state(token_ids, model):
     h = np.zeros(len(model["b_h"]))
     steps = []
     for token in token_ids:
-        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
-        logits = output_logits(h, model["W_y"], model["b_y"])  # noqa: F821
-        steps.append({"h": h, "logits": logits, "probs": softmax(h)})  # noqa: F821
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
+        logits = output_logits(h, model["W_y"], model["b_y"])
+        steps.append({"h": h, "logits": logits, "probs": softmax(h)})
     return steps
 
 
@@ -102,10 +101,10 @@ def softmax_over_steps(token_ids, model):
     h = np.zeros(len(model["b_h"]))
     states, logits = [], []
     for token in token_ids:
-        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])  # noqa: F821
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
         states.append(h)
-        logits.append(output_logits(h, model["W_y"], model["b_y"]))  # noqa: F821
-    by_candidate = [softmax(column) for column in np.array(logits).T]  # noqa: F821  (each candidate over the reads)
+        logits.append(output_logits(h, model["W_y"], model["b_y"]))
+    by_candidate = [softmax(column) for column in np.array(logits).T]  # each candidate over the reads
     probs = np.array(by_candidate).T
     return [{"h": s, "logits": z, "probs": p} for s, z, p in zip(states, logits, probs)]
 
@@ -114,24 +113,24 @@ def softmax_over_steps(token_ids, model):
 def window_reads_first_two(token_ids, model):
     window = model["window_baseline"]
     x = np.concatenate([model["embeddings"][token_ids[0]], model["embeddings"][token_ids[1]]])
-    hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
-    return output_logits(hidden, model["W_y"], model["b_y"])  # noqa: F821
+    hidden = relu(x @ window["W"] + window["b"])
+    return output_logits(hidden, model["W_y"], model["b_y"])
 
 
 @mistake("window_logits")
 def window_order_swapped(token_ids, model):
     window = model["window_baseline"]
     x = np.concatenate([model["embeddings"][token_ids[-1]], model["embeddings"][token_ids[-2]]])
-    hidden = relu(x @ window["W"] + window["b"])  # noqa: F821
-    return output_logits(hidden, model["W_y"], model["b_y"])  # noqa: F821
+    hidden = relu(x @ window["W"] + window["b"])
+    return output_logits(hidden, model["W_y"], model["b_y"])
 
 
 @mistake("ex_11_7_2")
 def every_recurrent_entry_set_to_one():
-    model = load_model()  # noqa: F821
+    model = load_model()
     W_h = np.ones_like(model["W_h"])
-    last = run_rnn(model["inputs"]["long_blue"], {**model, "W_h": W_h})[-1]  # noqa: F821
-    return {"final_h": last["h"], "logits": last["logits"], "choice": choose(last["probs"], model["candidates"])}  # noqa: F821
+    last = run_rnn(model["inputs"]["long_blue"], {**model, "W_h": W_h})[-1]
+    return {"final_h": last["h"], "logits": last["logits"], "choice": choose(last["probs"], model["candidates"])}
 
 
 @mistake("ex_11_7_3")

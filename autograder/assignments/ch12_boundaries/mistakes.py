@@ -1,9 +1,8 @@
 """Catalogued mistakes of ch12_boundaries: each is the solution function as a student gets it wrong.
 
 The sources are pasted into student notebooks to build mutant submissions, so they use only `np`,
-`Fraction`, the correct solution functions (as `_name`) and the private helpers below.
+the correct solution functions (as `_name`) and the private helpers below.
 """
-from fractions import Fraction  # noqa: F401  (available to every mistake, as in a notebook)
 
 import numpy as np
 

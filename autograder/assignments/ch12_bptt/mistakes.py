@@ -1,6 +1,4 @@
 """Catalogued mistakes of ch12_bptt: each is the solution function as a student gets it wrong."""
-from fractions import Fraction
-
 import numpy as np
 
 from solutions.ch12_bptt import bptt_scalar as _bptt_scalar

@@ -18,7 +18,6 @@ them, and `book_log()` prints the LSTM and GRU examples step by step.
 from __future__ import annotations
 
 from decimal import Decimal
-from fractions import Fraction
 from math import prod
 
 import numpy as np

@@ -4,16 +4,19 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+KIT    := $(shell find kit -type f -not -path '*/__pycache__/*' -not -path '*.egg-info*' -not -path 'kit/build/*')
+
 export PATH := $(abspath $(BIN)):$(PATH)
-export MPLBACKEND := Agg
 
 .PHONY: demo test venv clean
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml $(KIT)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./kit
+	rm -rf kit/build kit/*.egg-info
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -5,7 +5,6 @@ and exits non-zero on any disagreement.
 """
 from __future__ import annotations
 
-import importlib
 import json
 from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
@@ -14,20 +13,17 @@ from typing import Any
 import sympy as sp
 
 from . import config
+from .assignments import ALL
 from .data import expected
 
 DIGITS = 30
 
 
-def _reference(assignment: str):
-    return importlib.import_module(f"autograder.assignments.{assignment}.reference")
-
-
 def engine_values() -> dict[str, Any]:
     """key -> engine value, over all assignments."""
     values: dict[str, Any] = {}
-    for assignment in config.load().ASSIGNMENTS:
-        for key, value in _reference(assignment).book_values().items():
+    for spec in ALL.values():
+        for key, value in spec.reference.book_values().items():
             if key in values:
                 raise ValueError(f"book value {key!r} computed by two assignments")
             values[key] = value
@@ -73,8 +69,8 @@ def _show(book: Any) -> str:
 
 def main(out=None) -> int:
     """Print the state logs, write run.json (or `out`), report disagreements; 0 when all agree."""
-    for assignment in config.load().ASSIGNMENTS:
-        print("\n".join(_reference(assignment).book_log()))
+    for spec in ALL.values():
+        print("\n".join(spec.reference.book_log()))
         print()
     values, problems = compare_all()
     path = Path(out) if out else config.DATA_DIR / "run.json"

@@ -24,14 +24,11 @@ from pathlib import Path
 import nbformat
 
 from . import config
+from .assignments import get
+from .layout import Course
 from .solution_source import function_sources
 
-HERE = Path(__file__).resolve().parent
 NBGRADER = {"schema_version": 3, "task": False}
-
-
-def template_path(assignment: str) -> Path:
-    return HERE / "assignments" / assignment / "notebook.md"
 
 
 def parse(text: str) -> list[tuple[str, list[str], str]]:
@@ -83,7 +80,8 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    for index, (kind, args, body) in enumerate(parse(template_path(assignment).read_text(encoding="utf-8"))):
+    spec = get(assignment)
+    for index, (kind, args, body) in enumerate(parse(spec.template.read_text(encoding="utf-8"))):
         if kind == "markdown":
             cell = nbformat.v4.new_markdown_cell(body)
         elif kind == "code":
@@ -116,13 +114,9 @@ def notebook_text(notebook: nbformat.NotebookNode) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def source_dir(assignment: str, root: Path) -> Path:
-    return Path(root) / "source" / assignment
-
-
 def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
     """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names."""
-    folder = source_dir(assignment, root)
+    folder = Course(Path(root)).source(assignment)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{assignment}.ipynb"
     text = notebook_text(build_notebook(assignment, root))

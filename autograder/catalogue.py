@@ -14,13 +14,13 @@ function replaced (so callers of it are affected too), and the check's function 
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Callable
 
-from . import messages
+from rnnkit import messages
+
 from .solution_source import function_sources, solutions_path, strip_markers
 
 _REGISTRY: dict[str, list["Mistake"]] = {}
@@ -92,7 +92,9 @@ def mistake(function: str) -> Callable[[Callable], Callable]:
 
 def mistakes(assignment: str) -> list[Mistake]:
     """Every catalogued mistake of one assignment, in definition order."""
-    importlib.import_module(f"autograder.assignments.{assignment}.mistakes")
+    from .assignments import get
+
+    get(assignment)  # its mistakes module is imported with its spec
     return list(_REGISTRY.get(assignment, []))
 
 

@@ -6,8 +6,9 @@ import sys
 import time
 from pathlib import Path
 
-from . import book, course, report, sample
-from .notebook import course_root
+from . import book, course, kit, report, sample
+from .execute import SandboxUnavailable
+from .layout import Course, CourseNotFound
 
 
 def _names(args, root: Path) -> list[str]:
@@ -20,8 +21,9 @@ def _names(args, root: Path) -> list[str]:
 
 def _autograde(args, root: Path) -> int:
     try:
-        outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers, dask=args.dask)
-    except FileNotFoundError as error:
+        outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
+                                    dask=args.dask, unsandboxed=args.unsandboxed)
+    except (FileNotFoundError, SandboxUnavailable) as error:
         raise SystemExit(str(error)) from None
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
@@ -39,39 +41,56 @@ def _demo(args, root: Path) -> int:
     for name in names:
         for student, what in sample.write_sample_class(root, name).items():
             print(f"{name:<16} {student:<6} {what}")
-    status = _autograde(argparse.Namespace(assignments=names, student=None, workers=args.workers, dask=args.dask), root)
+    args.assignments, args.student = names, None
+    status = _autograde(args, root)
     course.feedback(root, names)
     grades, breakdown = course.export(root)
     rows = report.collect(root)
-    html = report.write_html(rows, root / "reports" / "class-report.html")
+    html = report.write_html(rows, Course(root).reports / "class-report.html")
     print(report.score_table(rows))
     print(f"feedback in feedback/, grades in {grades.relative_to(root)} and {breakdown.relative_to(root)}, report in {html.relative_to(root)}")
     print(f"demo finished in {time.perf_counter() - start:.1f} s")
     return status
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
-    parser.add_argument("--root", type=Path, default=None, help="course root (default: the folder above that holds course_config.py)")
+def _parser() -> argparse.ArgumentParser:
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument("--root", type=Path, default=argparse.SUPPRESS,
+                        help="course root (default: the nearest folder at or above the working folder with course_config.py)")
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__, parents=[shared])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("tables", help="recompute the book's tables, print the state log, write run.json").add_argument(
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, parents=[shared])
+
+    command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
         "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
     for name, text in (("release", "build source notebooks and run nbgrader generate_assignment"),
                        ("feedback", "nbgrader generate_feedback for autograded submissions")):
-        commands.add_parser(name, help=text).add_argument("assignments", nargs="*")
-    grade = commands.add_parser("autograde", help="nbgrader autograde every submission, in parallel")
+        command(name, text).add_argument("assignments", nargs="*")
+    grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
     grade.add_argument("assignments", nargs="*")
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
-    for sub in (grade, commands.add_parser("demo", help="release, autograde the sample class, feedback, export, report")):
+    for sub in (grade, command("demo", "release, autograde the sample class, feedback, export, report")):
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
         sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
-    commands.add_parser("export", help="grades.csv (nbgrader) and questions.csv (per question)").add_argument("--out", type=Path, default=None)
-    commands.add_parser("report", help="class report (HTML) and the score table").add_argument("--out", type=Path, default=None)
-    args = parser.parse_args(argv)
-    root = (args.root or course_root()).resolve()
+        sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+    command("export", "grades.csv (nbgrader) and questions.csv (per question)").add_argument("--out", type=Path, default=None)
+    command("report", "class report (HTML) and the score table").add_argument("--out", type=Path, default=None)
+    command("kit", "build the student kit's wheel (the public half only)").add_argument(
+        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
+    return parser
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if args.command == "tables":
         return book.main(args.out)
+    try:
+        root = (Course.at(args.root) if "root" in args else Course.find()).root
+    except CourseNotFound as error:
+        raise SystemExit(str(error)) from None
+
     if args.command == "release":
         course.release(root, _names(args, root))
     elif args.command == "autograde":
@@ -84,7 +103,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "report":
         rows = report.collect(root)
         print(report.score_table(rows))
-        print(report.write_html(rows, args.out or root / "reports" / "class-report.html"))
+        print(report.write_html(rows, args.out or Course(root).reports / "class-report.html"))
+    elif args.command == "kit":
+        print(kit.build(args.out, root))
     elif args.command == "demo":
         return _demo(args, root)
     return 0

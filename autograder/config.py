@@ -34,11 +34,10 @@ def database_url(root: str | os.PathLike, settings: ModuleType) -> str:
 
 
 def points(assignment: str, grade_id: str, root: str | os.PathLike = REPO_ROOT) -> float:
-    """Points of one graded cell, as set in course_config.ASSIGNMENTS."""
-    table = load(root).ASSIGNMENTS[assignment]
-    if grade_id not in table:
-        raise KeyError(f"course_config.ASSIGNMENTS[{assignment!r}] has no points for {grade_id!r}")
-    return float(table[grade_id])
+    """Points of one graded cell: the check's own, unless course_config.POINTS overrides them."""
+    from .assignments import get
+
+    return get(assignment).points(grade_id, getattr(load(root), "POINTS", {}))
 
 
 def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
@@ -51,15 +50,24 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
         section.interrupt_on_timeout = True
     # nbgrader's default kernel arguments, plus a quiet kernel log (no transport warning per notebook)
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
-    c.Exchange.root = str(Path(root) / "exchange")
+    from .layout import Course
+
+    c.Exchange.root = str(Course(Path(root)).exchange)
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
+    c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
+    c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
+    c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
+    c.TrustedExecute.memory_limit_mb = int(getattr(settings, "MEMORY_LIMIT_MB", 2048))
+    c.TrustedExecute.output_limit_kb = int(getattr(settings, "OUTPUT_LIMIT_KB", 256))
+    c.TrustedExecute.process_limit = int(getattr(settings, "PROCESS_LIMIT", 64))
 
 
 def _autograde_preprocessors() -> list:
-    """nbgrader's autograde pipeline with Execute replaced by the kernel-death-isolating one."""
+    """nbgrader's autograde pipeline with Execute replaced by the trusted one (student cells in a
+    sandboxed runner, grade cells scored by the grader)."""
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
-    from .execute import IsolatingExecute
+    from .execute import TrustedExecute
 
-    return [IsolatingExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
+    return [TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]

@@ -18,6 +18,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from . import build, config
+from .layout import Course
 
 BIN = Path(sys.executable).parent
 
@@ -39,7 +40,7 @@ def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 def assignments(root: Path) -> list[str]:
     """The assignments of course_config.py, in release order."""
-    return list(config.load(root).ASSIGNMENTS)
+    return Course(Path(root)).assignments
 
 
 def release(root: Path, names: list[str] | None = None) -> list[Path]:
@@ -48,14 +49,8 @@ def release(root: Path, names: list[str] | None = None) -> list[Path]:
     for name in tqdm(names or assignments(root), desc="release", unit="assignment"):
         build.write_source(name, root)
         nbgrader(root, "generate_assignment", name, "--force")
-        done.append(Path(root) / "release" / name)
+        done.append(Course(Path(root)).release(name))
     return done
-
-
-def submitted_students(root: Path, assignment: str) -> list[str]:
-    """Students with a submission of `assignment` under submitted/."""
-    base = Path(root) / "submitted"
-    return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir()) if base.is_dir() else []
 
 
 @dataclass(frozen=True)
@@ -72,24 +67,26 @@ class Outcome:
 _API = {}
 
 
-def _api(root: str):
+def _api(root: str, unsandboxed: bool = False):
     """One nbgrader API per worker process and course root (its config read once)."""
-    if root not in _API:
+    if (root, unsandboxed) not in _API:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
         os.environ["PATH"] = nbgrader_env()["PATH"]
         warnings.filterwarnings("ignore")  # SQLAlchemy chatter from nbgrader's gradebook, per worker
-        _API[root] = NbGraderAPI(config=PyFileConfigLoader("nbgrader_config.py", path=root).load_config())
-    return _API[root]
+        settings = PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
+        settings.TrustedExecute.unsandboxed = unsandboxed
+        _API[(root, unsandboxed)] = NbGraderAPI(config=settings)
+    return _API[(root, unsandboxed)]
 
 
-def autograde_one(root: str, assignment: str, student: str, retries: int = 3) -> Outcome:
+def autograde_one(root: str, assignment: str, student: str, retries: int = 3, unsandboxed: bool = False) -> Outcome:
     """`nbgrader autograde` of one submission in this process, retried when another worker's
     write to the shared SQLite gradebook got in the way."""
     start = time.perf_counter()
     for attempt in range(retries):
-        result = _api(root).autograde(assignment, student, force=True, create=True)
+        result = _api(root, unsandboxed).autograde(assignment, student, force=True, create=True)
         log = (result.get("log") or "") + (result.get("error") or "")
         if result["success"] or not any(word in log for word in ("sqlite3", "sqlalchemy", "database is locked")):
             break
@@ -98,19 +95,30 @@ def autograde_one(root: str, assignment: str, student: str, retries: int = 3) ->
     return Outcome(student, assignment, bool(result["success"]), time.perf_counter() - start, log)
 
 
+def isolation(unsandboxed: bool = False) -> str:
+    """The isolation student code gets on this machine, as printed at the start of every autograde."""
+    from rnnkit import jail
+
+    from .execute import isolation_in_force
+
+    return isolation_in_force(jail.available(), unsandboxed)
+
+
 def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
-              workers: int | None = None, dask: str | None = None) -> list[Outcome]:
+              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False) -> list[Outcome]:
     """Autograde every submission of the given assignments.
 
     Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
     when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
     independent `nbgrader autograde`, so a crash costs only that submission; a failed one is tried
-    once more in this process after the parallel pass.
+    once more in this process after the parallel pass. Student code runs sandboxed (see
+    `autograder.execute`); `unsandboxed` allows grading where the machine gives no sandbox.
     """
-    root = str(Path(root).resolve())
-    jobs = [(name, student) for name in (names or assignments(Path(root)))
-            for student in (students or submitted_students(Path(root), name))]
-    missing = [f"submitted/{student}/{name}" for name, student in jobs if not (Path(root) / "submitted" / student / name).is_dir()]
+    print(f"sandbox: {isolation(unsandboxed)}", flush=True)
+    course = Course(Path(root).resolve())
+    root = str(course.root)
+    jobs = [(name, student) for name in (names or course.assignments) for student in (students or course.students(name))]
+    missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
     if missing:
         raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
     workers = workers or config.load(root).WORKERS
@@ -122,7 +130,7 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
 
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) if dask == "local" else None
             with Client(cluster or dask) as client:
-                futures = [client.submit(autograde_one, root, name, student, pure=False) for name, student in jobs]
+                futures = [client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False) for name, student in jobs]
                 for future in dask_completed(futures):
                     outcomes.append(future.result())
                     bar.update()
@@ -130,12 +138,12 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                 cluster.close()
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = [pool.submit(autograde_one, root, name, student) for name, student in jobs]
+                futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
                 for future in as_completed(futures):
                     outcomes.append(future.result())
                     bar.update()
     # a submission that failed beside other workers gets one more, unshared, try
-    retried = [autograde_one(root, o.assignment, o.student) if not o.ok else o for o in outcomes]
+    retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not o.ok else o for o in outcomes]
     return sorted(retried, key=lambda o: (o.assignment, o.student))
 
 
@@ -150,7 +158,7 @@ def export(root: Path, out: Path | None = None) -> tuple[Path, Path]:
     misconceptions its feedback named."""
     from .report import collect
 
-    out = Path(out or Path(root) / "exports")
+    out = Path(out or Course(Path(root)).exports)
     out.mkdir(parents=True, exist_ok=True)
     grades = out / "grades.csv"
     nbgrader(root, "export", "--to", str(grades.resolve()))

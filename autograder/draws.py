@@ -1,10 +1,11 @@
-"""Random inputs for hidden cases: exact rationals, float matrices, token sequences."""
+"""Random inputs for hidden cases: exact rationals, float matrices, uniform float arrays."""
 from __future__ import annotations
 
 import random
 from fractions import Fraction
 
 import numpy as np
+from rnnkit.helpers import uniform  # noqa: F401  (one drawer for the kit's seeded steps and the checks)
 
 DENOMINATORS = (1, 2, 3, 4, 5, 8, 10)
 
@@ -27,8 +28,3 @@ def matrix(rng: random.Random, rows: int, cols: int, scale: float = 1.0) -> np.n
     """A float64 matrix (or vector when `rows` is 0) with entries of both signs, in 1/8 steps."""
     shape = (cols,) if rows == 0 else (rows, cols)
     return np.array([rng.randint(-8, 8) / 8 * scale for _ in range(int(np.prod(shape)))], dtype=float).reshape(shape)
-
-
-def uniform(rng: random.Random, shape: tuple[int, ...], low: float = -1.0, high: float = 1.0) -> np.ndarray:
-    """A float64 array of uniform draws."""
-    return np.array([rng.uniform(low, high) for _ in range(int(np.prod(shape)))], dtype=float).reshape(shape)

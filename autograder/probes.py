@@ -26,9 +26,8 @@ from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import numpy as np
-
-from . import messages
-from .checks import Case, StudentFailure
+from rnnkit import messages
+from rnnkit.checking import Case, StudentFailure
 
 Run = Callable[[Case], Any]
 Probe = Callable[[Run, Case], "str | None"]

@@ -4,7 +4,6 @@ from __future__ import annotations
 import base64
 import html
 import io
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,9 +16,7 @@ from matplotlib.ticker import MaxNLocator  # noqa: E402
 import nbformat  # noqa: E402
 
 from . import catalogue, config  # noqa: E402
-
-_MARK = re.compile(r"\[([a-z0-9_]+)\]")
-
+from .layout import Course  # noqa: E402
 
 @dataclass
 class Row:
@@ -33,32 +30,37 @@ class Row:
     misconceptions: list[str] = field(default_factory=list)
 
 
-def misconceptions_in(notebook_path: Path, assignment: str) -> dict[str, list[str]]:
-    """grade id -> catalogued mistake ids named in that test cell's output."""
-    known = {entry.id for entry in catalogue.mistakes(assignment)}
-    found: dict[str, list[str]] = {}
+def results_in(notebook_path: Path) -> dict[str, dict]:
+    """grade id -> the structured result the grader stored with that grade cell
+    (`autograder.execute.RESULT_KEY`: check, score, points, misconceptions, cases)."""
+    from .execute import RESULT_KEY
+
+    found: dict[str, dict] = {}
     for cell in nbformat.read(notebook_path, as_version=4).cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if not cell.metadata.get("nbgrader", {}).get("grade") or cell.cell_type != "code":
             continue
-        text = "".join(output.get("text", "") for output in cell.get("outputs", []) if output.get("output_type") == "stream")
-        found[grade_id] = [name for name in dict.fromkeys(_MARK.findall(text)) if name in known]
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "execute_result" and RESULT_KEY in output.get("metadata", {}):
+                found[grade_id] = dict(output["metadata"][RESULT_KEY])
     return found
 
 
 def collect(root: Path) -> list[Row]:
-    """Every graded cell in the gradebook, with the misconceptions its feedback named."""
+    """Every graded cell in the gradebook, with the misconceptions the grader named."""
     from nbgrader.api import Gradebook
 
+    course = Course(Path(root))
     rows: list[Row] = []
     with Gradebook(config.database_url(root, config.load(root))) as gradebook:
         for assignment in gradebook.assignments:
             for submission in gradebook.assignment_submissions(assignment.name):
                 for notebook in submission.notebooks:
-                    path = Path(root) / "autograded" / submission.student_id / assignment.name / f"{notebook.name}.ipynb"
-                    named = misconceptions_in(path, assignment.name) if path.is_file() else {}
+                    path = course.autograded(submission.student_id, assignment.name) / f"{notebook.name}.ipynb"
+                    results = results_in(path) if path.is_file() else {}
                     for grade in notebook.grades:
-                        rows.append(Row(submission.student_id, assignment.name, grade.name, grade.score or 0.0, grade.max_score, named.get(grade.name, [])))
+                        named = results.get(grade.name, {}).get("misconceptions", [])
+                        rows.append(Row(submission.student_id, assignment.name, grade.name, grade.score or 0.0, grade.max_score, list(named)))
     return rows
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import catalogue
+from .layout import Course
 from .submissions import filled, write_submission
 
 REFERENCE, STUB = "ada", "ben"
@@ -16,7 +17,8 @@ WITH_MISTAKES = ("chen", "dana", "eli")
 
 def write_sample_class(root: Path, assignment: str) -> dict[str, str]:
     """Write the sample submissions of one released assignment; student -> what they handed in."""
-    notebook = Path(root) / "release" / assignment / f"{assignment}.ipynb"
+    course = Course(Path(root))
+    notebook = course.notebook(course.release(assignment), assignment)
     write_submission(root, REFERENCE, assignment, filled(notebook, assignment))
     write_submission(root, STUB, assignment, None)
     handed_in = {REFERENCE: "reference solution", STUB: "untouched stub"}

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 
 from . import catalogue
+from .layout import Course
 from .solution_source import function_sources, strip_markers
 
 
@@ -41,8 +42,8 @@ def write_submission(root: Path, student: str, assignment: str, notebook: nbform
     """Place a submission at `submitted/<student>/<assignment>/` beside the released files.
 
     `notebook=None` submits the released notebook untouched (the stub)."""
-    release = Path(root) / "release" / assignment
-    target = Path(root) / "submitted" / student / assignment
+    course = Course(Path(root))
+    release, target = course.release(assignment), course.submitted(student, assignment)
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(release, target)

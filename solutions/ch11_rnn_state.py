@@ -1,13 +1,13 @@
 """Reference solution of ch11_rnn_state: the solution regions of its source notebook, cell for cell.
 
 `load_model` is given, not a stub: the notebook defines it in its setup cell, and the same function
-is imported here (from the assignment's `model.py`, which the build copies into that cell) so that the
+is imported here (from the kit's `rnnkit.helpers`, which the build copies into that cell) so that the
 exercise answers below can read the book's model too.
 """
 
 import numpy as np
 
-from autograder.assignments.ch11_rnn_state.model import load_model  # noqa: F401  (given in the notebook's setup cell)
+from rnnkit.helpers import load_model  # noqa: F401  (given in the notebook's setup cell)
 
 
 def relu(v):

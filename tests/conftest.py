@@ -13,14 +13,17 @@ REPO = config.REPO_ROOT
 
 
 def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
-    """A course root in `folder`: course_config.py (optionally limited), nbgrader_config.py, source/."""
+    """A course root in `folder`: course_config.py (optionally limited to `assignments`, a list of
+    names as course_config.ASSIGNMENTS is) and nbgrader_config.py."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy2(REPO / "nbgrader_config.py", folder)
     text = (REPO / "course_config.py").read_text(encoding="utf-8")
     if assignments is not None:
-        settings = config.load(REPO)
-        kept = {name: settings.ASSIGNMENTS[name] for name in assignments}
-        text += f"\nASSIGNMENTS = {kept!r}\n"
+        known = list(config.load(REPO).ASSIGNMENTS)
+        unknown = [name for name in assignments if name not in known]
+        if unknown:
+            raise KeyError(f"not assignments of the course: {unknown}")
+        text += f"\nASSIGNMENTS = {list(assignments)!r}\n"
     (folder / "course_config.py").write_text(text, encoding="utf-8")
     return folder
 

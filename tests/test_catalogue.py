@@ -1,9 +1,10 @@
 """The catalogue covers every check, and every message a student can read exists."""
 import pytest
+from rnnkit import messages
 
-from autograder import catalogue, config, messages
-from autograder.assignments import checks_of
-from autograder.checks import run
+from autograder import catalogue, config
+from autograder.assignments import get
+from autograder.checks import grade
 
 from .conftest import ASSIGNMENTS
 
@@ -11,20 +12,27 @@ from .conftest import ASSIGNMENTS
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_check_has_a_catalogued_mistake_that_it_catches_and_names(assignment):
     settings = config.load()
-    for name, check in checks_of(assignment).items():
+    for check in get(assignment).checks:
         caught = []
-        for entry in catalogue.for_check(assignment, name):
-            report = run(assignment, check, entry.namespace()[name], student="catalogue", hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT)
-            if report.passed < len(report.results) and any(r.misconception for r in report.results):
+        for entry in catalogue.for_check(assignment, check.name):
+            report = grade(assignment, check, entry.namespace()[check.name], student="catalogue", hidden=settings.HIDDEN_CASES,
+                           timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
+            if report.passed < len(report.results) and report.misconceptions:
                 caught.append(entry.id)
-        assert caught, f"{assignment}.{name}: no catalogued mistake is caught and named"
+        assert caught, f"{assignment}.{check.name}: no catalogued mistake is caught and named"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_mistake_has_a_sentence_and_every_check_has_points(assignment):
     for entry in catalogue.mistakes(assignment):
         assert len(entry.text) > 30, entry.id
-    assert set(checks_of(assignment)) == set(config.load().ASSIGNMENTS[assignment])
+        assert entry.text == messages.text(f"mistake.{entry.id}")
+    settings = config.load()
+    names = [check.name for check in get(assignment).checks]
+    assert assignment in settings.ASSIGNMENTS
+    assert len(names) == len(set(names)), "two checks of one name"
+    assert all(config.points(assignment, name) > 0 for name in names)
+    assert set(getattr(settings, "POINTS", {}).get(assignment, {})) <= set(names), "course_config.POINTS names a check that does not exist"
 
 
 def test_message_ids_are_unique_across_the_catalogue_files():

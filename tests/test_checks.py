@@ -5,16 +5,18 @@ from fractions import Fraction
 
 import pytest
 
-from autograder import catalogue
-from autograder.assignments import checks_of
-from autograder.checks import hidden_cases, run, seed
+from rnnkit.compare import compare
+
+from autograder import catalogue, checks
+from autograder.assignments import get
+from autograder.checks import hidden_cases, mistaken_output, seed
 
 ASSIGNMENT = "ch12_bptt"
-CHECKS = checks_of(ASSIGNMENT)
+CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
 
 
 def grade(name, fn, student="s1", hidden=4, timeout=2.0):
-    return run(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=timeout, points=2)
+    return checks.grade(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=timeout, points=2)
 
 
 def test_the_stub_scores_zero_with_one_clear_message():
@@ -62,9 +64,9 @@ def test_writes_to_stderr_and_warnings_are_swallowed(capsys):
 def test_hidden_cases_depend_on_student_assignment_and_check_and_are_stable():
     assert seed("a", ASSIGNMENT, "bptt_scalar") == seed("a", ASSIGNMENT, "bptt_scalar")
     assert len({seed("a", ASSIGNMENT, "bptt_scalar"), seed("b", ASSIGNMENT, "bptt_scalar"), seed("a", ASSIGNMENT, "scalar_forward")}) == 3
-    first = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
-    again = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
-    other = [case.args for case, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "b", 3)]
+    first = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
+    again = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
+    other = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "b", 3)]
     assert first == again and first != other
 
 
@@ -79,10 +81,8 @@ def test_a_typed_in_book_answer_fails_the_hidden_cases():
 @pytest.mark.parametrize("student", [f"student-{i}" for i in range(20)])
 def test_every_hidden_draw_separates_every_mistake(student):
     for name, check in CHECKS.items():
-        for case, expected in hidden_cases(ASSIGNMENT, check, student, 3):
+        for case, public, expected in hidden_cases(ASSIGNMENT, check, student, 3):
+            assert not public
             for entry in catalogue.for_check(ASSIGNMENT, name):
-                from autograder.checks import mistaken_output
-                from autograder.compare import compare
-
                 output = mistaken_output(entry, check, case)
                 assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)

@@ -4,8 +4,8 @@ import importlib
 import pytest
 
 from autograder import config
-from autograder.assignments import checks_of
-from autograder.checks import run
+from autograder.assignments import get
+from autograder.checks import grade
 
 from .conftest import ASSIGNMENTS
 
@@ -18,9 +18,9 @@ def test_the_reference_solution_gets_full_marks_on_every_seed(assignment):
     settings = config.load()
     failures = []
     for index in range(SEEDS):
-        for name, check in checks_of(assignment).items():
-            report = run(assignment, check, getattr(solution, name), student=f"seed-{index}",
-                         hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT)
+        for check in get(assignment).checks:
+            report = grade(assignment, check, getattr(solution, check.name), student=f"seed-{index}",
+                           hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
             if report.passed != len(report.results):
-                failures.append((index, name, report.lines(graded=True)))
+                failures.append((index, check.name, report.lines(graded=True)))
     assert not failures, failures[:3]

@@ -1,15 +1,16 @@
-"""One subpackage per assignment: `reference` (SymPy engine), `checks`, `mistakes`, `notebook.md`,
-`messages.<lang>.json`. `CHECKS` in `checks.py` is the assignment's list of `Check`s."""
+"""The course's assignments, one subpackage each: `reference` (SymPy engine), `checks` (the list
+`CHECKS`), `mistakes` (the catalogue) and `notebook.md`; its `SPEC` ties them together.
+`ALL` maps each assignment name to its spec, in release order."""
 from __future__ import annotations
 
-import importlib
-from functools import lru_cache
+from ..spec import Assignment
+from . import ch11_rnn_state, ch12_boundaries, ch12_bptt, ch12_gates
 
-from ..checks import Check
+ALL: dict[str, Assignment] = {spec.name: spec for spec in (ch11_rnn_state.SPEC, ch12_bptt.SPEC, ch12_gates.SPEC, ch12_boundaries.SPEC)}
 
 
-@lru_cache(maxsize=None)
-def checks_of(assignment: str) -> dict[str, Check]:
-    """The checks of one assignment by name, in notebook order."""
-    module = importlib.import_module(f"{__name__}.{assignment}.checks")
-    return {check.name: check for check in module.CHECKS}
+def get(name: str) -> Assignment:
+    """The spec of one assignment; a clear error for an unknown name."""
+    if name not in ALL:
+        raise KeyError(f"unknown assignment {name!r}; the course has {list(ALL)}")
+    return ALL[name]

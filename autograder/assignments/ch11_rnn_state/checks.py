@@ -7,9 +7,7 @@ both signs in 1/8 steps (so ReLU matters and float64 arithmetic stays exact), a 
 """
 from __future__ import annotations
 
-import copy
 import random
-import types
 from fractions import Fraction
 
 import numpy as np
@@ -137,42 +135,6 @@ def flip_model(rng: random.Random) -> dict:
         return model
 
 
-# ----------------------------------------------------------------------------- calling run_rnn
-def _pristine(value):
-    """A default value as it was before any call: mutable containers come back empty (a memory kept in
-    `memory={}` or `cache=[]` starts over), anything else is deep-copied."""
-    if isinstance(value, (dict, list, set)):
-        empty = copy.copy(value)
-        empty.clear()
-        return empty
-    return copy.deepcopy(value)
-
-
-def _fresh(fn):
-    """A copy of a plain function with pristine default values, so that memory kept in a mutable
-    default starts empty for every case, whatever ran before (a regrade gives the same result)."""
-    if not isinstance(fn, types.FunctionType):
-        return fn
-    defaults = tuple(_pristine(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__
-    clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
-    clone.__kwdefaults__ = {k: _pristine(v) for k, v in fn.__kwdefaults__.items()} if fn.__kwdefaults__ else fn.__kwdefaults__
-    return clone
-
-
-def warm_up(model: dict) -> list[int]:
-    """The sequence run before each case: every token once, in id order."""
-    return list(range(len(model["embeddings"])))
-
-
-def call_after_warm_up(fn, case: Case):
-    """Run the function on another sequence first, then on the case: state carried from one call to
-    the next shows up (each of run_rnn's calls must start from h_0 = 0)."""
-    fn = _fresh(fn)
-    token_ids, model = case.args
-    fn(warm_up(model), copy.deepcopy(model))
-    return fn(*case.args, **case.kwargs)
-
-
 # ----------------------------------------------------------------------------- public cases
 def _floats(values) -> list[float]:
     return [float(v) for v in values]
@@ -280,18 +242,18 @@ def _draw_window(rng: random.Random) -> Case:
 
 
 CHECKS = [
-    Check("relu", ref.relu, _public_relu, draw=_draw_relu),
-    Check("softmax", ref.softmax, _public_softmax, draw=_draw_softmax),
-    Check("choose", ref.choose, _public_choose, draw=_draw_choose),
-    Check("rnn_step", ref.rnn_step, _public_rnn_step, draw=_draw_rnn_step),
-    Check("output_logits", ref.output_logits, _public_output_logits, draw=_draw_output_logits),
-    Check("run_rnn", ref.run_rnn, _public_run_rnn, draw=_draw_run_rnn, call=call_after_warm_up),
-    Check("window_logits", ref.window_logits, _public_window, draw=_draw_window),
+    Check("relu", ref.relu, _public_relu, draw=_draw_relu, points=1),
+    Check("softmax", ref.softmax, _public_softmax, draw=_draw_softmax, points=1),
+    Check("choose", ref.choose, _public_choose, draw=_draw_choose, points=1),
+    Check("rnn_step", ref.rnn_step, _public_rnn_step, draw=_draw_rnn_step, points=2),
+    Check("output_logits", ref.output_logits, _public_output_logits, draw=_draw_output_logits, points=1),
+    Check("run_rnn", ref.run_rnn, _public_run_rnn, draw=_draw_run_rnn, call="after_warm_up", points=3),
+    Check("window_logits", ref.window_logits, _public_window, draw=_draw_window, points=2),
     # reveal=False: the book's case is the answer of exercise 11.7.1, which the self-check must not show
-    Check("min_fillers_to_flip", ref.min_fillers_to_flip, _public_min_fillers, draw=lambda rng: Case((flip_model(rng),)), reveal=False),
-    Check("ex_11_7_1", ref.ex_11_7_1, lambda: [Case(label="exercise 11.7.1")], reveal=False),
-    Check("ex_11_7_2", ref.ex_11_7_2, lambda: [Case(label="exercise 11.7.2")], reveal=False),
-    Check("ex_11_7_3", ref.ex_11_7_3, lambda: [Case(label="exercise 11.7.3")], reveal=False),
-    Check("ex_11_7_4", ref.ex_11_7_4, lambda: [Case(label="exercise 11.7.4")], reveal=False),
-    Check("ex_11_7_5", ref.ex_11_7_5, lambda: [Case(label="exercise 11.7.5")], reveal=False),
+    Check("min_fillers_to_flip", ref.min_fillers_to_flip, _public_min_fillers, draw=lambda rng: Case((flip_model(rng),)), reveal=False, points=2),
+    Check("ex_11_7_1", ref.ex_11_7_1, lambda: [Case(label="exercise 11.7.1")], reveal=False, points=1),
+    Check("ex_11_7_2", ref.ex_11_7_2, lambda: [Case(label="exercise 11.7.2")], reveal=False, points=1),
+    Check("ex_11_7_3", ref.ex_11_7_3, lambda: [Case(label="exercise 11.7.3")], reveal=False, points=1),
+    Check("ex_11_7_4", ref.ex_11_7_4, lambda: [Case(label="exercise 11.7.4")], reveal=False, points=1),
+    Check("ex_11_7_5", ref.ex_11_7_5, lambda: [Case(label="exercise 11.7.5")], reveal=False, points=1),
 ]

@@ -1,69 +1,20 @@
 """The checks of ch12_boundaries: state boundaries, truncation, padding and causality.
 
-The `step` callables given to the student functions are `TanhStep`s: deterministic tanh-RNN steps
-with seeded float64 weights. A step computes every row with the same elementwise float operations in
-the same order whether it is called on one row or on a batch, so a correct implementation gives
-bit-identical states however it batches its calls - which is what the probes demand.
+The `step` callables given to the student functions are the kit's `TanhStep`s: deterministic
+tanh-RNN steps with seeded float64 weights, bit-identical on rows and batches - which is what the
+probes demand.
 """
 from __future__ import annotations
 
-import math
 import random
 from fractions import Fraction
 
 import numpy as np
+from rnnkit.helpers import TanhStep
 
 from ... import draws, probes
 from ...checks import Case, Check
 from . import reference as ref
-
-_tanh = np.vectorize(math.tanh, otypes=[float])
-
-
-class TanhStep:
-    """h_new = tanh(x @ W_x + h @ W_h + b), on a row x (D,), h (d,) or on batches (B, D), (B, d)."""
-
-    def __init__(self, W_x, W_h, b, name: str = ""):
-        self.W_x = np.array(W_x, dtype=float).reshape(-1, np.size(b))
-        self.W_h = np.array(W_h, dtype=float).reshape(np.size(b), np.size(b))
-        self.b = np.array(b, dtype=float).reshape(-1)
-        self.name = name or f"D={self.W_x.shape[0]}, d={self.b.size}"
-        self._rows = [self.b.tolist(), *self.W_x.tolist(), *self.W_h.tolist()]  # b, then the rows of [W_x; W_h]
-
-    @classmethod
-    def seeded(cls, seed: int, D: int, d: int) -> "TanhStep":
-        """A step with weights drawn from `seed`: W_x in [-1, 1], W_h in [-0.9, 0.9] (never symmetric), b in [-0.5, 0.5]."""
-        rng = random.Random(seed)
-        W_x, W_h, b = draws.uniform(rng, (D, d)), draws.uniform(rng, (d, d), -0.9, 0.9), draws.uniform(rng, (d,), -0.5, 0.5)
-        if d > 1:
-            W_h[0, 1] = W_h[1, 0] + (0.5 if W_h[1, 0] < 0 else -0.5)
-        return cls(W_x, W_h, b, name=f"D={D}, d={d}, seed={seed}")
-
-    def __call__(self, x, h):
-        x, h = np.asarray(x, dtype=float), np.asarray(h, dtype=float)
-        D, d = self.W_x.shape
-        if x.shape[-1:] != (D,) or h.shape[-1:] != (d,):
-            raise ValueError(f"this step takes x of width {D} and h of width {d}; got shapes {x.shape} and {h.shape}")
-        if x.ndim == 1 and h.ndim == 1:  # one row: the same float operations, in plain Python (faster)
-            rows, u = self._rows, [*x.tolist(), *h.tolist()]
-            out = []
-            for j in range(d):
-                a = rows[0][j]
-                for i, value in enumerate(u):
-                    a += value * rows[i + 1][j]
-                out.append(math.tanh(a))
-            return np.array(out)
-        a = np.broadcast_to(self.b, np.broadcast_shapes(x.shape[:-1], h.shape[:-1]) + (d,)).copy()
-        with np.errstate(all="ignore"):  # junk (inf, nan) in padding must not print warnings
-            for i in range(D):
-                a += x[..., i, None] * self.W_x[i]
-            for i in range(d):
-                a += h[..., i, None] * self.W_h[i]
-        return _tanh(a)
-
-    def __repr__(self) -> str:
-        return f"TanhStep({self.name})"
-
 
 def third_text_step(W_h: float = 0.5) -> TanhStep:
     """The third text's scalar tanh RNN: W_x = 1, W_h = 0.5, b = 0 (states 0.7616, 0.3634, -0.6741 for 1, 0, -1)."""
@@ -340,16 +291,16 @@ def _exercise(label: str):
 
 
 CHECKS = [
-    Check("run_independent", ref.run_independent, _public_independent, draw=_draw_independent, probes=PROBES["run_independent"]),
-    Check("run_stream", ref.run_stream, _public_stream, draw=_draw_stream, probes=PROBES["run_stream"]),
-    Check("run_entities", ref.run_entities, _public_entities, draw=_draw_entities, probes=PROBES["run_entities"]),
+    Check("run_independent", ref.run_independent, _public_independent, draw=_draw_independent, probes=PROBES["run_independent"], points=1),
+    Check("run_stream", ref.run_stream, _public_stream, draw=_draw_stream, probes=PROBES["run_stream"], points=1),
+    Check("run_entities", ref.run_entities, _public_entities, draw=_draw_entities, probes=PROBES["run_entities"], points=2),
     Check("truncated_bptt_scalar", ref.truncated_bptt_scalar, _public_truncated, draw=_draw_truncated, exact=True,
-          probes=PROBES["truncated_bptt_scalar"]),
-    Check("ex_12_7_3", ref.ex_12_7_3, _exercise("exercise 12.7.3 (reference answer 12.8)"), reveal=False),
-    Check("masked_rnn_forward", ref.masked_rnn_forward, _public_masked, draw=_draw_masked, probes=PROBES["masked_rnn_forward"]),
-    Check("masked_mean_loss", ref.masked_mean_loss, _public_loss, draw=_draw_loss, probes=PROBES["masked_mean_loss"]),
-    Check("generation_features", ref.generation_features, _public_generation, draw=_draw_generation, probes=PROBES["generation_features"]),
+          probes=PROBES["truncated_bptt_scalar"], points=3),
+    Check("ex_12_7_3", ref.ex_12_7_3, _exercise("exercise 12.7.3 (reference answer 12.8)"), reveal=False, points=1),
+    Check("masked_rnn_forward", ref.masked_rnn_forward, _public_masked, draw=_draw_masked, probes=PROBES["masked_rnn_forward"], points=3),
+    Check("masked_mean_loss", ref.masked_mean_loss, _public_loss, draw=_draw_loss, probes=PROBES["masked_mean_loss"], points=1),
+    Check("generation_features", ref.generation_features, _public_generation, draw=_draw_generation, probes=PROBES["generation_features"], points=1),
     Check("bidirectional_features", ref.bidirectional_features, _public_bidirectional, draw=_draw_bidirectional,
-          probes=PROBES["bidirectional_features"]),
-    Check("ex_12_7_6", ref.ex_12_7_6, _exercise("exercise 12.7.6 (reference answer 12.8)"), reveal=False),
+          probes=PROBES["bidirectional_features"], points=2),
+    Check("ex_12_7_6", ref.ex_12_7_6, _exercise("exercise 12.7.6 (reference answer 12.8)"), reveal=False, points=1),
 ]

@@ -1,0 +1,7 @@
+"""Chapter 12, part 1: backpropagation through time (Example 12.1, Tables 12.1-12.2)."""
+from pathlib import Path
+
+from ...spec import Assignment
+from . import checks, mistakes, reference
+
+SPEC = Assignment("ch12_bptt", tuple(checks.CHECKS), mistakes, reference, Path(__file__).resolve().parent)

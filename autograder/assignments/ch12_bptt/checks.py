@@ -2,31 +2,14 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
+from rnnkit.helpers import ScalarLoss
 
 from ... import draws
 from ...checks import Case, Check
 from . import reference as ref
-
-
-@dataclass(frozen=True)
-class ScalarLoss:
-    """L(w) = 1/2 (h_T(w) - target)^2 for h_t = x_t + w h_{t-1}, h_0 = 0; works on floats and SymPy."""
-
-    xs: tuple
-    target: Fraction
-
-    def __call__(self, w):
-        h = 0
-        for x in self.xs:
-            h = x + w * h
-        return (h - self.target) ** 2 / 2
-
-    def __repr__(self) -> str:
-        return f"L(w) for xs={list(map(str, self.xs))}, target={self.target}"
 
 
 def _book():
@@ -72,30 +55,30 @@ def _clip_case(rng: random.Random) -> Case:
 
 CHECKS = [
     Check("scalar_forward", ref.scalar_forward, _public_forward, exact=True,
-          draw=lambda rng: Case((_sequence(rng), draws.rational(rng, nonzero=True)), {"h0": draws.rational(rng)})),
+          draw=lambda rng: Case((_sequence(rng), draws.rational(rng, nonzero=True)), {"h0": draws.rational(rng)}), points=1),
     Check("bptt_scalar", ref.bptt_scalar, _public_bptt, exact=True,
-          draw=lambda rng: Case((_sequence(rng), draws.rational(rng, nonzero=True), draws.rational(rng, -3, 3)), {"h0": draws.rational(rng)})),
+          draw=lambda rng: Case((_sequence(rng), draws.rational(rng, nonzero=True), draws.rational(rng, -3, 3)), {"h0": draws.rational(rng)}), points=3),
     Check("sgd_update", ref.sgd_update, lambda: [Case((Fraction(1, 2), Fraction(-3, 4), Fraction(1, 10)), label="Example 12.1: 0.5 - 0.1 (-0.75)")], exact=True,
-          draw=lambda rng: Case((draws.rational(rng), draws.rational(rng, nonzero=True), draws.rational(rng, 0, 1, nonzero=True)))),
+          draw=lambda rng: Case((draws.rational(rng), draws.rational(rng, nonzero=True), draws.rational(rng, 0, 1, nonzero=True))), points=1),
     Check("update_and_recompute", ref.update_and_recompute, _public_update, exact=True,
-          draw=lambda rng: Case((_sequence(rng, 8), draws.rational(rng, -1, 1, nonzero=True), draws.rational(rng, -2, 2), draws.rational(rng, 0, 1, denominators=(10, 20), nonzero=True)))),
+          draw=lambda rng: Case((_sequence(rng, 8), draws.rational(rng, -1, 1, nonzero=True), draws.rational(rng, -2, 2), draws.rational(rng, 0, 1, denominators=(10, 20), nonzero=True))), points=2),
     Check("signal_multiplier", ref.signal_multiplier,
           lambda: [Case((Fraction(f), d), label=f"Table 12.2, factor {f}, distance {d}") for f in ("1/2", "3/2") for d in (0, 1, 8, 16)], exact=True,
-          draw=lambda rng: Case((draws.rational(rng, -2, 2, nonzero=True), rng.randint(2, 16)))),
+          draw=lambda rng: Case((draws.rational(rng, -2, 2, nonzero=True), rng.randint(2, 16))), points=1),
     Check("finite_difference_grad", ref.finite_difference_grad,
           lambda: [Case((ScalarLoss(tuple(_book()[0]), Fraction(1)), 0.5), label="Example 12.1: L(w) at w = 0.5")], rtol=1e-6,
-          draw=lambda rng: Case((ScalarLoss(tuple(_sequence(rng, 4)), draws.rational(rng)), rng.uniform(-1.5, 1.5)))),
+          draw=lambda rng: Case((ScalarLoss(tuple(_sequence(rng, 4)), draws.rational(rng)), rng.uniform(-1.5, 1.5))), points=1),
     Check("polynomial_grad", ref.polynomial_grad, lambda: [Case((Fraction(1, 2),), label="Example 12.1: 2w(w^2 - 1) at w = 0.5")], exact=True,
-          draw=lambda rng: Case((draws.rational(rng, -3, 3),))),
+          draw=lambda rng: Case((draws.rational(rng, -3, 3),)), points=1),
     Check("tanh_local_rate", ref.tanh_local_rate, lambda: [Case((2.0,), label="section 12.3: a = 2"), Case((0.0,), label="a = 0")],
-          draw=lambda rng: Case((rng.uniform(-3, 3),))),
+          draw=lambda rng: Case((rng.uniform(-3, 3),)), points=1),
     Check("rnn_backward", ref.rnn_backward,
           lambda: [Case((np.array([[1.0], [0.0], [-1.0]]), np.zeros(1), np.eye(1), np.array([[0.5]]), np.zeros(1), np.array([[0.0], [0.0], [1.0]])),
                         label="third text's tanh RNN (1, 0, -1), loss = h_3")],
-          rtol=1e-6, draw=_rnn_case),
+          rtol=1e-6, draw=_rnn_case, points=3),
     Check("clip_by_global_norm", ref.clip_by_global_norm,
           lambda: [Case(([np.array([3.0, 4.0])], 1.0), label="norm 5 clipped to 1"), Case(([np.array([0.3]), np.array([[0.4]])], 1.0), label="norm 0.5 left alone")],
-          draw=_clip_case),
-    Check("ex_12_7_1", ref.ex_12_7_1, lambda: [Case(label="exercise 12.7.1")], exact=True, reveal=False),
-    Check("ex_12_7_2", ref.ex_12_7_2, lambda: [Case(label="exercise 12.7.2")], exact=True, reveal=False),
+          draw=_clip_case, points=2),
+    Check("ex_12_7_1", ref.ex_12_7_1, lambda: [Case(label="exercise 12.7.1")], exact=True, reveal=False, points=1),
+    Check("ex_12_7_2", ref.ex_12_7_2, lambda: [Case(label="exercise 12.7.2")], exact=True, reveal=False, points=1),
 ]

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from ...compare import to_sympy
+from ...symbolic import to_sympy
 from ...data import exact, sequence
 
 w_, s_ = sp.symbols("w s")

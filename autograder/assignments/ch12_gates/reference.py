@@ -23,7 +23,7 @@ from math import prod
 import numpy as np
 import sympy as sp
 
-from ...compare import to_sympy
+from ...symbolic import to_sympy
 
 #: Working precision of transcendental values (the comparison uses 30 of them).
 DIGITS = 40

@@ -1,12 +1,13 @@
 """The comparison ladder: a student's value against an exact reference, with a reason.
 
-References are SymPy numbers (or `Fraction`/`int`), nested in dicts, lists, tuples and
-object arrays. A leaf is judged as follows:
+References are exact rationals (`Fraction`/`int`) or `Real`s (a transcendental value as a
+30-digit decimal string), nested in dicts, lists, tuples, sets and object arrays; the grader turns
+its SymPy references into these (`autograder.spec.public_value`). A leaf is judged as follows:
 
 * rational reference, exact student type (`int`, `Fraction`, SymPy `Rational`): `==`;
 * rational reference, float: accepted within `RATIONAL_RTOL * max(1, |r|)`, except when
   the function was given exact inputs (`exact=True`), where a float is "not exact";
-* any other reference (through `tanh`, `exp`, ...): evaluated to 30 digits and accepted within
+* a `Real` reference (through `tanh`, `exp`, ...): its 30 digits, accepted within
   `TRANSCENDENTAL_RTOL * max(1, |r|)`;
 * a check may set its own `rtol` for floats (a central difference, say), used in place of both;
 * a value that misses the tolerance but equals the reference rounded to some number of decimal
@@ -17,11 +18,11 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from . import messages
 
@@ -52,32 +53,43 @@ class Verdict:
 OK = Verdict(True)
 
 
+@dataclass(frozen=True)
+class Real:
+    """A reference that is not rational (through tanh, exp, ...), as a decimal string of DIGITS digits."""
+
+    digits: str
+
+    def __float__(self) -> float:
+        return float(self.digits)
+
+    def __str__(self) -> str:
+        return format(Decimal(self.digits), ".12g")
+
+
+def _sympy(value: Any) -> bool:
+    return type(value).__module__.startswith("sympy.")
+
+
 def is_exact(value: Any) -> bool:
     """True for int, Fraction and SymPy Rational (not bool, not float)."""
     if isinstance(value, bool):
         return False
-    return isinstance(value, (int, Fraction, np.integer)) or (isinstance(value, sp.Basic) and value.is_Rational)
+    return isinstance(value, (int, Fraction, np.integer)) or (_sympy(value) and bool(getattr(value, "is_Rational", False)))
 
 
-def to_sympy(value: Any) -> sp.Expr:
-    """A reference leaf as a SymPy number (floats become SymPy Floats)."""
-    if isinstance(value, sp.Basic):
-        return value
-    if isinstance(value, Fraction):
-        return sp.Rational(value.numerator, value.denominator)
-    if isinstance(value, (int, np.integer)):
-        return sp.Integer(int(value))
-    if isinstance(value, (float, np.floating)):
-        return sp.Float(float(value), DIGITS)
-    raise TypeError(f"not a numeric reference: {value!r}")
+def as_fraction(value: Any) -> Fraction:
+    """An exact number (see `is_exact`) as a Fraction."""
+    if _sympy(value):
+        return Fraction(int(value.p), int(value.q))
+    return Fraction(int(value)) if isinstance(value, (int, np.integer)) else Fraction(value)
 
 
 def show(value: Any) -> str:
     """A short rendering of a value for a message."""
     if isinstance(value, np.ndarray):
         return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=12)
-    if isinstance(value, sp.Basic) and not value.is_Rational:
-        return str(sp.N(value, 12))
+    if isinstance(value, Real):
+        return str(value)
     if isinstance(value, (np.floating, np.integer)):
         value = value.item()
     text = repr(value) if isinstance(value, float) else str(value)
@@ -106,17 +118,18 @@ def _rounded(got: float, ref: float) -> bool:
 
 
 def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "the value") -> Verdict:
-    """Judge one numeric leaf `got` against the reference `ref`."""
-    ref = to_sympy(ref)
+    """Judge one numeric leaf `got` against the reference `ref` (a Fraction, an int or a Real)."""
     if isinstance(got, np.ndarray) and got.shape == ():
         got = got[()]
-    if isinstance(got, bool) or not isinstance(got, (numbers.Number, sp.Basic)):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type=type(got).__name__))
-    if isinstance(got, sp.Basic) and not got.is_number:
+    if _sympy(got) and not getattr(got, "is_number", False):
         return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type="a SymPy expression with symbols"))
-    rational = ref.is_Rational
+    if isinstance(got, bool) or not isinstance(got, numbers.Number):
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type=type(got).__name__))
+    if isinstance(ref, (float, np.floating)):
+        ref = Real(repr(float(ref)))
+    rational = not isinstance(ref, Real)
     if rational and is_exact(got):
-        same = to_sympy(got) == ref
+        same = as_fraction(got) == ref
         return OK if same else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
     try:
         value = float(got) if not isinstance(got, complex) else float("nan")
@@ -124,7 +137,7 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
         return Verdict(False, "compare.wrong_type", dict(where=where, kind="a real number", got_type=type(got).__name__))
     if not math.isfinite(value):
         return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
-    target = float(sp.N(ref, DIGITS))
+    target = float(ref)
     relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     tolerance = relative * max(1.0, abs(target))
     if abs(value - target) <= tolerance:

@@ -1,8 +1,7 @@
 """The message catalogue: every sentence a student reads, by id, one JSON file per language.
 
-Framework messages (comparison, checks, the reusable probes) live in `autograder/messages.<lang>.json`;
-each assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences in
-`autograder/assignments/<assignment>/messages.<lang>.json`.
+`core.<lang>.json` holds the comparison, check and probe sentences; `<assignment>.<lang>.json`
+holds an assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences.
 The language is `COURSE_LANG` (default `en`); a missing translation falls back to English.
 """
 from __future__ import annotations
@@ -18,10 +17,9 @@ HERE = Path(__file__).resolve().parent
 
 @lru_cache(maxsize=None)
 def catalogue(lang: str = "en") -> dict[str, str]:
-    """All messages of one language, merged from the framework and assignment files."""
-    files = [HERE / f"messages.{lang}.json", *sorted((HERE / "assignments").glob(f"*/messages.{lang}.json"))]
+    """All messages of one language, merged from the core and assignment files."""
     merged: dict[str, str] = {}
-    for path in files:
+    for path in sorted(HERE.glob(f"*.{lang}.json")):
         for key, value in json.loads(path.read_text(encoding="utf-8")).items():
             if key in merged:
                 raise ValueError(f"message id {key!r} defined twice (again in {path})")

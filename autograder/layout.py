@@ -1,0 +1,84 @@
+"""The course folder layout, in one object (as nbgrader's CourseDirectory keeps its own).
+
+A course root holds `course_config.py` and `nbgrader_config.py`; nbgrader's folders sit below it:
+`source/<a>/`, `release/<a>/`, `submitted/<student>/<a>/`, `autograded/<student>/<a>/`,
+`feedback/<student>/<a>/`, and the course's own `exports/`, `reports/` and `exchange/`.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from . import config
+
+
+class CourseNotFound(FileNotFoundError):
+    """No course root where one was looked for."""
+
+
+@dataclass(frozen=True)
+class Course:
+    """The folders of one course root."""
+
+    root: Path
+
+    @classmethod
+    def find(cls, start: str | os.PathLike | None = None) -> "Course":
+        """The nearest folder at or above `start` (default: the working folder) with course_config.py."""
+        here = Path(start or os.getcwd()).resolve()
+        for folder in (here, *here.parents):
+            if (folder / "course_config.py").is_file():
+                return cls(folder)
+        raise CourseNotFound(f"no course_config.py in {here} or any folder above it: run from a course root, or pass --root")
+
+    @classmethod
+    def at(cls, root: str | os.PathLike) -> "Course":
+        """The course root `root` itself; a clear error when it is not one."""
+        path = Path(root).resolve()
+        if not (path / "course_config.py").is_file():
+            raise CourseNotFound(f"{path} is not a course root: it has no course_config.py")
+        return cls(path)
+
+    @property
+    def settings(self) -> ModuleType:
+        return config.load(self.root)
+
+    @property
+    def assignments(self) -> list[str]:
+        """The assignments of course_config.py, in release order."""
+        return list(self.settings.ASSIGNMENTS)
+
+    def source(self, assignment: str) -> Path:
+        return self.root / "source" / assignment
+
+    def release(self, assignment: str) -> Path:
+        return self.root / "release" / assignment
+
+    def submitted(self, student: str, assignment: str) -> Path:
+        return self.root / "submitted" / student / assignment
+
+    def autograded(self, student: str, assignment: str) -> Path:
+        return self.root / "autograded" / student / assignment
+
+    def notebook(self, folder: Path, assignment: str) -> Path:
+        """The assignment's notebook in one of its folders (every assignment has one notebook)."""
+        return folder / f"{assignment}.ipynb"
+
+    @property
+    def exports(self) -> Path:
+        return self.root / "exports"
+
+    @property
+    def reports(self) -> Path:
+        return self.root / "reports"
+
+    @property
+    def exchange(self) -> Path:
+        return self.root / "exchange"
+
+    def students(self, assignment: str) -> list[str]:
+        """Students with a submission of `assignment` under submitted/."""
+        base = self.root / "submitted"
+        return sorted(p.parent.name for p in base.glob(f"*/{assignment}") if p.is_dir()) if base.is_dir() else []

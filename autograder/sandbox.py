@@ -1,0 +1,281 @@
+"""The grader's side of the trust boundary: a warm zygote per grader process, and a sandboxed
+runner per submission that runs the student's cells and calls their functions.
+
+The zygote (`python -I -m rnnkit.runner`) imports only the kit; each runner it forks enters the
+jail (`rnnkit.jail`): no network, no view of the course root, read-only Python environment, a
+scratch copy of the submission as its only writable folder, limits on memory, processes and
+output. Values come back through the safe codec (`rnnkit.codec`); nothing is unpickled or
+evaluated here.
+"""
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import nbformat
+import rnnkit
+from rnnkit import codec, wire
+from rnnkit.checking import StudentFailure
+
+#: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
+GRACE = 2.0
+#: Failures a runner may report; anything else is read as a crash.
+FAILURES = {"check.not_implemented", "check.crashed", "check.timeout", "check.not_defined", "check.unreadable_result"}
+_MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
+
+
+class RunnerDied(RuntimeError):
+    """The runner stopped answering: killed, crashed, out of memory or past its time."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one submission may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT)."""
+
+    memory_mb: int = 2048
+    output_kb: int = 256
+    processes: int = 64
+
+
+def _readonly_paths() -> list[str]:
+    """What the runner sees of this machine besides the system: the Python installation, the
+    virtual environment and the installed kit. The instructor package must not be among them."""
+    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    kit = os.path.realpath(Path(rnnkit.__file__).parent)
+    if not any(kit.startswith(p + os.sep) for p in paths):
+        paths.add(kit)
+    private = os.path.realpath(Path(__file__).parent)
+    if any(private.startswith(p + os.sep) for p in paths):
+        raise RuntimeError(f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
+                           "install it editable (pip install -e .) from the course repository instead")
+    return sorted(paths)
+
+
+class Zygote:
+    """The warm parent of the runners of this grader process."""
+
+    def __init__(self) -> None:
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
+        (self.scratch / "mpl").mkdir()
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+               "MPLCONFIGDIR": str(self.scratch / "mpl"), "COURSE_LANG": os.environ.get("COURSE_LANG", "en")}
+        self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", str(theirs.fileno())], pass_fds=[theirs.fileno()],
+                                        cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        theirs.close()
+        self.control = ours
+        self.control.settimeout(120)
+        hello = json.loads(self.control.recv(1 << 16) or b"{}")
+        if not hello.get("ready"):
+            raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
+        #: The isolation in force, or None where this machine gives none.
+        self.isolation: str | None = hello.get("isolation")
+        self.readonly = _readonly_paths()
+
+    def spawn(self, workdir: Path, limits: Limits) -> "Runner":
+        """A fresh runner whose only writable folder is `workdir`."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        request = {"op": "spawn", "workdir": str(workdir), "readonly": self.readonly,
+                   "output_limit": limits.output_kb * 1024,
+                   "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes}}
+        socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
+        theirs.close()
+        pid = json.loads(self.control.recv(1 << 16))["pid"]
+        return Runner(self, ours, pid, limits)
+
+    def kill(self, pid: int) -> None:
+        """Kill one runner and everything it started (its namespace goes with it)."""
+        try:
+            self.control.send(json.dumps({"op": "kill", "pid": pid}).encode())
+            self.control.recv(1 << 16)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        self.control.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+_ZYGOTE: Zygote | None = None
+
+
+def zygote() -> Zygote:
+    """This process's zygote, started on first use."""
+    global _ZYGOTE
+    if _ZYGOTE is None or _ZYGOTE.process.poll() is not None:
+        _ZYGOTE = Zygote()
+        atexit.register(_ZYGOTE.close)
+    return _ZYGOTE
+
+
+class Runner:
+    """One sandboxed process of one submission."""
+
+    def __init__(self, parent: Zygote, sock: socket.socket, pid: int, limits: Limits):
+        self.parent, self.sock, self.pid, self.limits = parent, sock, pid, limits
+        self.alive = True
+
+    def request(self, message: dict, timeout: float) -> dict:
+        try:
+            wire.send(self.sock, message)
+            return wire.receive(self.sock, timeout=timeout, limit=self.limits.output_kb * 1024 * 8 + codec.MAX_BYTES // 4)
+        except (wire.WireError, OSError) as error:
+            self.close()
+            raise RunnerDied(str(error)) from None
+
+    def run_cell(self, source: str, timeout: float) -> list:
+        """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept)."""
+        reply = self.request({"op": "run_cell", "source": source}, timeout + GRACE)
+        outputs = reply.get("outputs")
+        return [node for node in map(_output, outputs if isinstance(outputs, list) else []) if node is not None]
+
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
+        """One call of the student's function `name`; raises StudentFailure or RunnerDied."""
+        try:
+            message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout}
+        except codec.CodecError as error:
+            raise TypeError(f"a check's arguments must be codec values: {error}") from None
+        reply = self.request(message, timeout + GRACE)
+        if "value" in reply:
+            try:
+                return codec.from_plain(reply["value"])
+            except codec.CodecError as error:
+                raise StudentFailure("check.unreadable_result", detail=str(error)) from None
+        failure = wire.field(reply, "failure", str, "check.crashed")
+        fields = {k: v for k, v in (wire.field(reply, "fields", dict, {}) or {}).items()
+                  if isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+        fields = {k: (v[:300] if isinstance(v, str) else v) for k, v in fields.items()}
+        if failure not in FAILURES:
+            failure, fields = "check.crashed", {"error": "an unknown failure", "detail": ""}
+        fields.setdefault("error", "an error")
+        fields.setdefault("detail", "")
+        fields.setdefault("seconds", timeout)
+        raise StudentFailure(failure, **fields)
+
+    def fresh(self, name: str) -> str:
+        handle = self.request({"op": "fresh", "name": name}, 10 + GRACE).get("handle")
+        if not isinstance(handle, str):
+            raise RunnerDied("no handle")
+        return handle
+
+    def close(self) -> None:
+        if self.alive:
+            self.alive = False
+            self.parent.kill(self.pid)
+            self.sock.close()
+
+
+def _output(raw: Any) -> nbformat.NotebookNode | None:
+    """One untrusted output dict as an nbformat output, or None."""
+    if not isinstance(raw, dict):
+        return None
+    kind = raw.get("output_type")
+    if kind == "stream" and raw.get("name") in ("stdout", "stderr") and isinstance(raw.get("text"), str):
+        return nbformat.v4.new_output("stream", name=raw["name"], text=raw["text"])
+    if kind in ("display_data", "execute_result") and isinstance(raw.get("data"), dict):
+        data = {mime: value for mime, value in raw["data"].items() if mime in _MIMES and isinstance(value, str)}
+        if not data:
+            return None
+        if kind == "display_data":
+            return nbformat.v4.new_output("display_data", data=data)
+        count = raw.get("execution_count")
+        return nbformat.v4.new_output("execute_result", data=data, execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None)
+    if kind == "error":
+        trace = raw.get("traceback")
+        return nbformat.v4.new_output("error", ename=str(raw.get("ename", "Error"))[:200], evalue=str(raw.get("evalue", ""))[:2000],
+                                      traceback=[str(line)[:5000] for line in trace[:200]] if isinstance(trace, list) else [])
+    return None
+
+
+class Session:
+    """One submission's runner, started again (earlier cells replayed) after it dies."""
+
+    def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float):
+        self.zygote = zygote()
+        self.limits, self.cell_timeout = limits, cell_timeout
+        self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
+        shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True)
+        self.replay: list[str] = []
+        self.runner: Runner | None = None
+
+    def _runner(self) -> Runner:
+        if self.runner is None or not self.runner.alive:
+            self.runner = self.zygote.spawn(self.workdir, self.limits)
+            for source in self.replay:
+                try:
+                    self.runner.run_cell(source, self.cell_timeout)
+                except RunnerDied:
+                    self.runner = self.zygote.spawn(self.workdir, self.limits)
+        return self.runner
+
+    def run_cell(self, source: str) -> list:
+        """A student cell; a cell that kills or outlives its runner gets an error output instead."""
+        try:
+            outputs = self._runner().run_cell(source, self.cell_timeout)
+        except RunnerDied:
+            return [nbformat.v4.new_output(
+                "error", ename="KernelDied",
+                evalue="the Python process stopped while running this cell (os._exit, a crash, too much memory, or more than "
+                       f"{self.cell_timeout:g} s); the rest of the notebook is graded on a fresh process",
+                traceback=[])]
+        self.replay.append(source)
+        return outputs
+
+    def function(self, name: str, timeout: float) -> "RemoteFunction":
+        return RemoteFunction(self, name, timeout)
+
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class RemoteFunction:
+    """A student's function as the grader sees it: calls go to the runner, values come back decoded.
+
+    Once a call has killed the runner (or outlived its time limit by GRACE), every later call of the
+    same check fails at once with the same message, so a function that ignores its time limit costs
+    one limit per check, not one per case.
+    """
+
+    def __init__(self, session: Session, name: str, timeout: float, handle: str | None = None, origin: "RemoteFunction | None" = None):
+        self.session, self.name, self.timeout, self.handle = session, name, timeout, handle
+        self.origin = origin or self
+        self.died = False
+
+    def _guard(self, request: Callable[[Runner], Any]) -> Any:
+        if self.origin.died:
+            raise StudentFailure("check.runner_died", name=self.name)
+        try:
+            return request(self.session._runner())
+        except RunnerDied:
+            self.origin.died = True
+            raise StudentFailure("check.runner_died", name=self.name) from None
+
+    def __call__(self, *args, **kwargs) -> Any:
+        return self._guard(lambda runner: runner.call(self.handle or self.name, args, kwargs, self.timeout))
+
+    def fresh(self) -> "RemoteFunction":
+        """A copy with pristine default values, made in the runner (see `rnnkit.helpers.fresh`)."""
+        handle = self._guard(lambda runner: runner.fresh(self.handle or self.name))
+        return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin)

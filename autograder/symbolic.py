@@ -1,0 +1,47 @@
+"""Between the SymPy engines and the kit: inputs as SymPy numbers, references as the kit compares them."""
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import sympy as sp
+from rnnkit.compare import DIGITS, Real
+
+
+def to_sympy(value: Any) -> sp.Expr:
+    """An input leaf as a SymPy number (floats become SymPy Floats of DIGITS digits)."""
+    if isinstance(value, sp.Basic):
+        return value
+    if isinstance(value, Fraction):
+        return sp.Rational(value.numerator, value.denominator)
+    if isinstance(value, (int, np.integer)):
+        return sp.Integer(int(value))
+    if isinstance(value, (float, np.floating)):
+        return sp.Float(float(value), DIGITS)
+    raise TypeError(f"not a numeric value: {value!r}")
+
+
+def public_value(ref: Any) -> Any:
+    """A SymPy reference as the kit compares it: rationals as Fraction, anything else as a `Real`
+    of DIGITS digits; containers and object arrays element by element."""
+    if isinstance(ref, dict):
+        return {key: public_value(value) for key, value in ref.items()}
+    if isinstance(ref, (list, tuple)):
+        return type(ref)(public_value(value) for value in ref)
+    if isinstance(ref, np.ndarray):
+        if ref.dtype.kind != "O":
+            return ref
+        out = np.empty(ref.shape, dtype=object)
+        for index in np.ndindex(ref.shape):
+            out[index] = public_value(ref[index])
+        return out
+    if isinstance(ref, (bool, str, set, frozenset, Fraction)) or ref is None:
+        return ref
+    if isinstance(ref, (int, np.integer)):
+        return int(ref)
+    if isinstance(ref, sp.Basic) and ref.is_Rational:
+        return Fraction(int(ref.p), int(ref.q))
+    if isinstance(ref, (float, np.floating, sp.Basic)):
+        return Real(str(sp.Float(ref, DIGITS) if isinstance(ref, (float, np.floating)) else sp.N(ref, DIGITS)))
+    raise TypeError(f"not a reference value: {ref!r}")

@@ -1,0 +1,9 @@
+"""The student kit of the RNN chapters course (Chapters 11 and 12): what a released notebook imports.
+
+`checker("<assignment>")` gives the notebook's `check(name, function)`, which runs the book's public
+cases and says what to do; `rnnkit.helpers` holds what the course gives (`load_model`, the `step`
+callables). The kit holds no solution, reference engine or hidden case: those stay with the grader.
+"""
+from .selfcheck import checker
+
+__all__ = ["checker"]

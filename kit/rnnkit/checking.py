@@ -1,0 +1,206 @@
+"""Running one check: a student function called on cases, each result compared with its expected
+value, and a report with reasons a student can act on.
+
+The same code serves the self-check (the book's public cases, in the student's own notebook) and
+grading (public plus hidden cases, the function called in the sandboxed runner); grading adds a
+diagnosis from the misconception catalogue and the causal probes through the two hooks of
+`run_cases`.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import signal
+import threading
+import warnings
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from . import messages
+from .compare import compare
+from .helpers import CALLS
+
+
+@dataclass(frozen=True)
+class Case:
+    """Inputs for one call: positional `args`, keyword `kwargs`, and a label for messages."""
+
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    label: str = ""
+
+
+@dataclass
+class CaseResult:
+    """One case's outcome: the verdict sentence, and the misconception id when one matched."""
+
+    label: str
+    public: bool
+    ok: bool
+    message: str = ""
+    misconception: str = ""
+
+
+@dataclass
+class Report:
+    """All case results of one check, with the points they earn."""
+
+    assignment: str
+    name: str
+    points: float
+    results: list[CaseResult]
+
+    @property
+    def passed(self) -> int:
+        return sum(result.ok for result in self.results)
+
+    @property
+    def score(self) -> float:
+        """Points earned: the check's points times the fraction of cases right."""
+        return round(self.points * self.passed / len(self.results), 4) if self.results else 0.0
+
+    @property
+    def misconceptions(self) -> list[str]:
+        """The catalogued mistakes named, most frequent first."""
+        return [mistake for mistake, _ in Counter(r.misconception for r in self.results if r.misconception).most_common()]
+
+    def lines(self, *, graded: bool) -> list[str]:
+        """What the student reads: the summary, each failing public case, the first failing hidden
+        case (and how many more), then each likely misconception once with its number of cases."""
+        if graded:
+            head = messages.text("check.summary", name=self.name, passed=self.passed, total=len(self.results), score=self.score, points=self.points)
+        else:
+            head = messages.text("check.public_summary", name=self.name, passed=self.passed, total=len(self.results))
+        failed = [result for result in self.results if not result.ok]
+        hidden = [result for result in failed if not result.public]
+        out, shown = [head], set()
+        for result in failed:
+            if result.public and result.message not in shown:
+                shown.add(result.message)
+                out.append(f"  - {result.label}: {result.message}")
+        fresh = [result for result in hidden if result.message not in shown]
+        if fresh:
+            out.append(f"  - {fresh[0].label}: {fresh[0].message}")
+        if len(hidden) > len(fresh[:1]):
+            out.append("    " + messages.text("check.more_hidden", count=len(hidden) - len(fresh[:1])))
+        found = Counter(result.misconception for result in failed if result.misconception)
+        for mistake_id, count in found.items():
+            out.append("  " + messages.text("check.misconception", id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count))
+        return out
+
+
+class StudentFailure(Exception):
+    """The student's function could not produce a result (stub, crash, timeout, a value that
+    cannot be graded)."""
+
+    def __init__(self, message_id: str, **fields):
+        super().__init__(message_id)
+        self.message_id, self.fields = message_id, fields
+
+    @property
+    def message(self) -> str:
+        return messages.text(self.message_id, **self.fields)
+
+
+class _Timeout(BaseException):
+    pass
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float):
+    """Raise inside the block after `seconds` (main thread only; elsewhere no limit)."""
+    if seconds <= 0 or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", timeout: float = 10.0) -> Any:
+    """Call the student's `fn` on a private copy of the case, the check's way (`CALLS[call]`).
+
+    Warnings and writes to stderr are swallowed; a stub, an exception or a timeout becomes a
+    `StudentFailure` with a message id. `timeout` 0 sets no limit here (the sandbox keeps its own).
+    """
+    args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(io.StringIO()), time_limit(timeout):
+            warnings.simplefilter("ignore")
+            return CALLS[call](fn, args, kwargs)
+    except StudentFailure as failure:  # from a function in the sandbox: name the check and the case here
+        failure.fields.update(name=name, case=case.label)
+        raise
+    except NotImplementedError:
+        raise StudentFailure("check.not_implemented", name=name) from None
+    except _Timeout:
+        raise StudentFailure("check.timeout", name=name, seconds=timeout, case=case.label) from None
+    except Exception as error:  # the student's code may raise anything
+        detail = str(error).splitlines()[0][:200] if str(error) else "(no message)"
+        raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
+
+
+@dataclass(frozen=True)
+class Rules:
+    """How one check compares: exact types demanded for exact inputs, a float tolerance of its
+    own, whether a public case may show its expected value, and how the function is called."""
+
+    exact: bool = False
+    rtol: float | None = None
+    reveal: bool = True
+    call: str = "plain"
+
+
+Diagnose = Callable[[Any, Case], str]
+Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
+
+
+def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, bool, Any]], rules: Rules, *,
+              points: float = 1.0, timeout: float = 10.0, diagnose: Diagnose | None = None,
+              probes: tuple[Probe, ...] = ()) -> Report:
+    """Run `fn` on each (case, public, expected) and judge it.
+
+    `diagnose(got, case)` names the catalogued mistake behind a wrong value; each probe gets a safe
+    `run(case)` of the function and the case, and returns None or the sentence of the broken rule.
+    A stub fails every case with one message.
+    """
+    results: list[CaseResult] = []
+    for case, public, expected in cases:
+        run = lambda c: call_student(fn, c, name=name, call=rules.call, timeout=timeout)  # noqa: E731
+        try:
+            got = run(case)
+        except StudentFailure as failure:
+            if failure.message_id == "check.not_implemented":
+                return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases])
+            results.append(CaseResult(case.label, public, False, failure.message))
+            continue
+        verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
+        if not verdict.ok:
+            mistake = diagnose(got, case) if diagnose else ""
+            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), mistake))
+            continue
+        broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
+        results.append(CaseResult(case.label, public, not broken, broken or ""))
+    return Report(assignment, name, points, results)
+
+
+def _probe(probe: Probe, run: Callable[[Case], Any], case: Case) -> str | None:
+    """One probe's verdict on the student's function: None, or the sentence of the broken rule."""
+    try:
+        return probe(run, case)
+    except StudentFailure as failure:
+        return failure.message
+    except Exception as error:  # a result the probe could not read
+        return messages.text("probe.unreadable", error=type(error).__name__)

@@ -1,0 +1,198 @@
+"""What the course gives students: `load_model()`, the callables that checks hand to their functions
+(`TanhStep`, `ScalarLoss`), and the ways a check calls a function (`CALLS`).
+
+Callables cross the grading boundary by name and state (`codec_name`, `codec_state`, `rebuild`),
+so the runner builds them itself from this module.
+"""
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+import types
+from fractions import Fraction
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def load_model(path="sequence-v1.json"):
+    """The Chapter 11 model of `sequence-v1.json` (Table 11.1 and section 11.2) as numpy float64 arrays.
+
+    Returns a dict: `embeddings` (V, 2), `W_x` (2, 2), `W_h` (2, 2), `b_h` (2,), `W_y` (2, 2),
+    `b_y` (2,), `candidates` (["red", "blue"], the order of the logits), `vocabulary`
+    (token -> id), `inputs` (name -> list of token ids: short_red, short_blue, long_red, long_blue)
+    and `window_baseline` ({"W": (4, 2), "b": (2,)}: the two-token window of section 11.3).
+    """
+    path = Path(path)
+    if not path.is_file():  # outside the notebook's folder: the copy that comes with the kit
+        from rnnkit.helpers import DATA
+        path = DATA / path.name
+    raw = json.loads(path.read_text(encoding="utf-8"))
+
+    def array(values):
+        return np.array([[float(Fraction(str(v))) for v in row] if isinstance(row, list) else float(Fraction(str(row))) for row in values], dtype=np.float64)
+
+    vocabulary = {entry["token"]: entry["id"] for entry in raw["vocabulary"]}
+    model = {key: array(raw[key]) for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y")}
+    model["candidates"] = list(raw["candidates"])
+    model["vocabulary"] = vocabulary
+    model["inputs"] = {name: [vocabulary[token] for token in tokens] for name, tokens in raw["inputs"].items()}
+    model["window_baseline"] = {"W": array(raw["window_baseline"]["W"]), "b": array(raw["window_baseline"]["b"])}
+    return model
+
+
+# ----------------------------------------------------------------------------- given callables
+
+def uniform(rng: random.Random, shape: tuple[int, ...], low: float = -1.0, high: float = 1.0) -> np.ndarray:
+    """A float64 array of uniform draws."""
+    return np.array([rng.uniform(low, high) for _ in range(int(np.prod(shape)))], dtype=float).reshape(shape)
+
+
+_tanh = np.vectorize(math.tanh, otypes=[float])
+
+
+class TanhStep:
+    """h_new = tanh(x @ W_x + h @ W_h + b), on a row x (D,), h (d,) or on batches (B, D), (B, d).
+
+    A step computes every row with the same elementwise float operations in the same order whether
+    it is called on one row or on a batch, so a correct implementation gives bit-identical states
+    however it batches its calls.
+    """
+
+    codec_name = "TanhStep"
+
+    def __init__(self, W_x, W_h, b, name: str = ""):
+        self.W_x = np.array(W_x, dtype=float).reshape(-1, np.size(b))
+        self.W_h = np.array(W_h, dtype=float).reshape(np.size(b), np.size(b))
+        self.b = np.array(b, dtype=float).reshape(-1)
+        self.name = name or f"D={self.W_x.shape[0]}, d={self.b.size}"
+        self._rows = [self.b.tolist(), *self.W_x.tolist(), *self.W_h.tolist()]  # b, then the rows of [W_x; W_h]
+
+    @classmethod
+    def seeded(cls, seed: int, D: int, d: int) -> "TanhStep":
+        """A step with weights drawn from `seed`: W_x in [-1, 1], W_h in [-0.9, 0.9] (never symmetric), b in [-0.5, 0.5]."""
+        rng = random.Random(seed)
+        W_x, W_h, b = uniform(rng, (D, d)), uniform(rng, (d, d), -0.9, 0.9), uniform(rng, (d,), -0.5, 0.5)
+        if d > 1:
+            W_h[0, 1] = W_h[1, 0] + (0.5 if W_h[1, 0] < 0 else -0.5)
+        return cls(W_x, W_h, b, name=f"D={D}, d={d}, seed={seed}")
+
+    def __call__(self, x, h):
+        x, h = np.asarray(x, dtype=float), np.asarray(h, dtype=float)
+        D, d = self.W_x.shape
+        if x.shape[-1:] != (D,) or h.shape[-1:] != (d,):
+            raise ValueError(f"this step takes x of width {D} and h of width {d}; got shapes {x.shape} and {h.shape}")
+        if x.ndim == 1 and h.ndim == 1:  # one row: the same float operations, in plain Python (faster)
+            rows, u = self._rows, [*x.tolist(), *h.tolist()]
+            out = []
+            for j in range(d):
+                a = rows[0][j]
+                for i, value in enumerate(u):
+                    a += value * rows[i + 1][j]
+                out.append(math.tanh(a))
+            return np.array(out)
+        a = np.broadcast_to(self.b, np.broadcast_shapes(x.shape[:-1], h.shape[:-1]) + (d,)).copy()
+        with np.errstate(all="ignore"):  # junk (inf, nan) in padding must not print warnings
+            for i in range(D):
+                a += x[..., i, None] * self.W_x[i]
+            for i in range(d):
+                a += h[..., i, None] * self.W_h[i]
+        return _tanh(a)
+
+    def codec_state(self) -> dict:
+        return {"W_x": self.W_x, "W_h": self.W_h, "b": self.b, "name": self.name}
+
+    def __repr__(self) -> str:
+        return f"TanhStep({self.name})"
+
+
+class ScalarLoss:
+    """L(w) = 1/2 (h_T(w) - target)^2 for h_t = x_t + w h_{t-1}, h_0 = 0; works on floats and exact numbers."""
+
+    codec_name = "ScalarLoss"
+
+    def __init__(self, xs, target):
+        self.xs, self.target = tuple(xs), target
+
+    def __call__(self, w):
+        h = 0
+        for x in self.xs:
+            h = x + w * h
+        return (h - self.target) ** 2 / 2
+
+    def codec_state(self) -> dict:
+        return {"xs": tuple(self.xs), "target": self.target}
+
+    def __eq__(self, other) -> bool:
+        return type(other) is ScalarLoss and (self.xs, self.target) == (other.xs, other.target)
+
+    def __hash__(self) -> int:
+        return hash((self.xs, self.target))
+
+    def __repr__(self) -> str:
+        return f"L(w) for xs={list(map(str, self.xs))}, target={self.target}"
+
+
+_GIVEN = {"TanhStep": lambda s: TanhStep(s["W_x"], s["W_h"], s["b"], s["name"]),
+          "ScalarLoss": lambda s: ScalarLoss(s["xs"], s["target"])}
+
+
+def rebuild(name: str, state: dict) -> Callable:
+    """A given callable from its codec name and state."""
+    if name not in _GIVEN or not isinstance(state, dict):
+        raise ValueError(f"no given helper {name!r}")
+    return _GIVEN[name](state)
+
+
+# ----------------------------------------------------------------------------- how checks call functions
+
+def _pristine(value):
+    """A default value as it was before any call: mutable containers come back empty (a memory kept in
+    `memory={}` or `cache=[]` starts over), anything else is deep-copied."""
+    if isinstance(value, (dict, list, set)):
+        empty = copy.copy(value)
+        empty.clear()
+        return empty
+    return copy.deepcopy(value)
+
+
+def fresh(fn):
+    """A copy of a plain function with pristine default values, so that memory kept in a mutable
+    default starts empty for every case, whatever ran before (a regrade gives the same result).
+    An object with its own `fresh()` (a function in the sandbox) makes its own copy."""
+    if hasattr(type(fn), "fresh") and not isinstance(fn, types.FunctionType):
+        return fn.fresh()
+    if not isinstance(fn, types.FunctionType):
+        return fn
+    defaults = tuple(_pristine(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__
+    clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
+    clone.__kwdefaults__ = {k: _pristine(v) for k, v in fn.__kwdefaults__.items()} if fn.__kwdefaults__ else fn.__kwdefaults__
+    return clone
+
+
+def warm_up(model: dict) -> list[int]:
+    """The sequence run before each case: every token once, in id order."""
+    return list(range(len(model["embeddings"])))
+
+
+def call_plain(fn, args: tuple, kwargs: dict) -> Any:
+    """Call the function on the case."""
+    return fn(*args, **kwargs)
+
+
+def call_after_warm_up(fn, args: tuple, kwargs: dict) -> Any:
+    """Run the function on another sequence first, then on the case: state carried from one call to
+    the next shows up (each of run_rnn's calls must start from h_0 = 0)."""
+    fn = fresh(fn)
+    token_ids, model = args
+    fn(warm_up(model), copy.deepcopy(model))
+    return fn(*args, **kwargs)
+
+
+#: The ways a check calls a student's function, by name.
+CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up}

@@ -1,0 +1,159 @@
+"""The runner side of grading: student cells and calls, in a sandboxed process.
+
+`python -I -m rnnkit.runner CONTROL_FD` starts the warm zygote: it imports numpy, matplotlib,
+IPython and the kit once, reports the isolation this machine gives, then waits on the control
+socket. For every submission the grader sends a `spawn` request with one end of a fresh socket;
+the zygote forks, the child enters the jail (`rnnkit.jail`) and serves the grader on that socket:
+
+* `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it;
+* `{"op": "call", "name", "args", "kwargs", "timeout"}` -> `{"value"}` or `{"failure", "fields"}`:
+  one call of a function the student's cells defined, arguments and result in `codec` data;
+* `{"op": "fresh", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
+
+The zygote never runs student code, and the grader never runs any: it only reads plain values back.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: a fork into new namespaces hangs otherwise
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
+
+import json  # noqa: E402
+import signal  # noqa: E402
+import socket  # noqa: E402
+import sys  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
+import matplotlib.pyplot  # noqa: E402,F401
+
+from . import codec, jail, wire  # noqa: E402
+from .cells import CellRunner, warm_up  # noqa: E402
+from .checking import Case, StudentFailure, call_student  # noqa: E402
+from .helpers import fresh  # noqa: E402
+
+
+def _failure(message_id: str, **fields) -> dict:
+    return {"failure": message_id, "fields": {k: v if isinstance(v, (int, float)) else str(v) for k, v in fields.items()}}
+
+
+def _call(cells: CellRunner, handles: dict, message: dict) -> dict:
+    name = wire.field(message, "name", str, "")
+    target = handles.get(name) if name in handles else cells.namespace.get(name)
+    if not callable(target):
+        return _failure("check.not_defined", name=name)
+    try:
+        args = codec.from_plain(message.get("args", []), trusted=True)
+        kwargs = codec.from_plain(message.get("kwargs", {"$dict": []}), trusted=True)
+    except codec.CodecError as error:
+        return _failure("check.crashed", error="CodecError", detail=str(error))
+    try:
+        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10))
+    except StudentFailure as failure:
+        return _failure(failure.message_id, **failure.fields)
+    try:
+        return {"value": codec.to_plain(value)}
+    except codec.CodecError as error:
+        return _failure("check.unreadable_result", detail=str(error))
+    except RecursionError:
+        return _failure("check.unreadable_result", detail="the value is nested too deeply")
+
+
+def serve(sock: socket.socket, cells: CellRunner) -> None:
+    """Answer the grader until it says `exit` or closes the socket."""
+    handles: dict[str, Any] = {}
+    while True:
+        try:
+            message = wire.receive(sock)
+        except wire.WireError:
+            return
+        op = message.get("op")
+        if op == "run_cell":
+            reply = {"outputs": cells.run(wire.field(message, "source", str, ""))}
+        elif op == "call":
+            reply = _call(cells, handles, message)
+        elif op == "fresh":
+            name = wire.field(message, "name", str, "")
+            target = handles.get(name) if name in handles else cells.namespace.get(name)
+            handle = f"fresh-{len(handles) + 1}"
+            handles[handle] = fresh(target)
+            reply = {"handle": handle}
+        elif op == "exit":
+            return
+        else:
+            reply = {"error": f"unknown op {op!r}"}
+        try:
+            wire.send(sock, reply)
+        except (ValueError, TypeError) as error:  # outputs that are not JSON (should not happen)
+            wire.send(sock, {"error": str(error)})
+        except OSError:
+            return
+
+
+def _child(connection: socket.socket, request: dict) -> None:
+    """In the forked child: enter the jail, then serve. Never returns."""
+    status = 0
+    try:
+        limits = jail.Limits(**request["limits"])
+        workdir = request["workdir"]
+        jail.enter(workdir, request["readonly"], limits, keep_fds=(connection.fileno(),))  # only rlimits where no namespaces
+        os.chdir(workdir)
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        serve(connection, CellRunner(output_limit_bytes=int(request["output_limit"])))
+    except BaseException:  # noqa: BLE001 - a child must never return into the zygote's loop
+        status = 1
+    finally:
+        os._exit(status)
+
+
+def zygote(control: socket.socket) -> None:
+    """The warm parent: fork a sandboxed child per `spawn`, `kill` one on request."""
+    children: set[int] = set()
+    warm_up()
+    control.send(json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode())
+    while True:
+        try:
+            raw, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+        except OSError:
+            return
+        if not raw:
+            return
+        while children:  # reap the finished
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                children.clear()
+                break
+            if not pid:
+                break
+            children.discard(pid)
+        request = json.loads(raw)
+        if request.get("op") == "spawn":
+            connection = socket.socket(fileno=fds[0])
+            pid = os.fork()
+            if pid == 0:
+                control.close()
+                _child(connection, request)
+            connection.close()
+            children.add(pid)
+            control.send(json.dumps({"pid": pid}).encode())
+        elif request.get("op") == "kill":
+            for fd in fds:
+                os.close(fd)
+            pid = request.get("pid")
+            if pid in children:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except (ProcessLookupError, ChildProcessError):
+                    pass
+                children.discard(pid)
+            control.send(b'{"killed": true}')
+
+
+if __name__ == "__main__":
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the grader
+    zygote(socket.socket(fileno=int(sys.argv[1])))

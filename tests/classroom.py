@@ -1,0 +1,71 @@
+"""One class, released and autograded once through real nbgrader, shared by the end-to-end tests.
+
+It holds, for every assignment, the reference solution, the untouched stub and one mutant per
+catalogued mistake, and for ch12_bptt every hostile submission of `tests/hostile.py` beside two
+honest students. The course's files are fingerprinted before grading, so tests can show that
+grading changed none of them.
+"""
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder import catalogue, report
+from autograder.course import Outcome, autograde, release
+from autograder.submissions import filled, write_submission
+
+from . import hostile
+
+#: Short limits, so that loops and hangs cost seconds.
+LIMITS = "\nCELL_TIMEOUT = 8\nCALL_TIMEOUT = 2\n"
+#: What grading may write in the course root; everything else must stay byte-identical.
+GRADING_WRITES = ("gradebook.db", "autograded")
+
+
+def fingerprint(root: Path) -> dict[str, str]:
+    """relative path -> sha256 of every file under `root`, except what grading writes."""
+    files = {}
+    for path in sorted(Path(root).rglob("*")):
+        relative = path.relative_to(root)
+        if path.is_file() and relative.parts[0] not in GRADING_WRITES and "__pycache__" not in relative.parts:
+            files[str(relative)] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return files
+
+
+@dataclass
+class GradedClass:
+    root: Path
+    outcomes: list[Outcome]
+    kinds: dict[str, str]
+    before: dict[str, str]
+    seconds: float
+    table: dict = field(default_factory=dict)
+
+    def rows(self, assignment: str, student: str) -> dict:
+        """grade id -> report.Row of one submission."""
+        return self.table[(assignment, student)]
+
+
+def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
+    with (root / "course_config.py").open("a") as handle:
+        handle.write(LIMITS)
+    release(root, assignments)
+    for assignment in assignments:
+        notebook = root / "release" / assignment / f"{assignment}.ipynb"
+        write_submission(root, "reference", assignment, filled(notebook, assignment))
+        write_submission(root, "stub", assignment, None)
+        for entry in catalogue.mistakes(assignment):
+            write_submission(root, entry.id, assignment, filled(notebook, assignment, entry))
+    kinds = hostile.write_all(root) if hostile.ASSIGNMENT in assignments else {}
+    before = fingerprint(root)
+    start = time.perf_counter()
+    outcomes = autograde(root, assignments, workers=workers)
+    graded = GradedClass(root, outcomes, kinds, before, time.perf_counter() - start)
+    table = defaultdict(dict)
+    for row in report.collect(root):
+        table[(row.assignment, row.student)][row.grade_id] = row
+    graded.table = table
+    return graded

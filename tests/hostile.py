@@ -1,0 +1,210 @@
+"""Hostile submissions of ch12_bptt: students who want the points without the work, and students
+whose code crashes, loops or floods. Each is the released notebook with a few cells changed.
+
+A *cheat* starts from the untouched stub and must earn nothing. A *breaker* starts from the
+reference solution and breaks `sgd_update` (or one cell); it must lose only the checks that call it.
+Add a case here whenever a new way in comes to mind.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from autograder.submissions import filled, write_submission
+
+ASSIGNMENT = "ch12_bptt"
+#: Checks that call sgd_update, directly or not: what a broken sgd_update may cost.
+SGD_CALLERS = {"sgd_update", "update_and_recompute", "ex_12_7_2"}
+#: A marker in the command line of processes a submission starts, to find any left over.
+MARKER = "31415926"
+
+_SOLUTION = "    return w - lr * grad"
+
+
+def _stub(root: Path) -> nbformat.NotebookNode:
+    return nbformat.read(Path(root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+
+
+def _reference(root: Path) -> nbformat.NotebookNode:
+    return filled(Path(root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", ASSIGNMENT)
+
+
+def _first_solution_cell(notebook) -> nbformat.NotebookNode:
+    return next(cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution"))
+
+
+def _every_solution_cell(notebook, code: str) -> nbformat.NotebookNode:
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            cell.source = code + "\n" + cell.source
+    return notebook
+
+
+def _prepend(notebook, code: str) -> nbformat.NotebookNode:
+    cell = _first_solution_cell(notebook)
+    cell.source = code + "\n" + cell.source
+    return notebook
+
+
+def _with_sgd_update(notebook, prefix: str, body: str) -> nbformat.NotebookNode:
+    for cell in notebook.cells:
+        if "def sgd_update" in cell.source:
+            cell.source = prefix + cell.source.replace(_SOLUTION, body)
+    return notebook
+
+
+def _defined_by(notebook, template: str) -> nbformat.NotebookNode:
+    """Every solution cell defines its functions by `template` (with {name})."""
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("solution"):
+            names = [line.split("(")[0][4:] for line in cell.source.splitlines() if line.startswith("def ")]
+            cell.source = "\n".join(template.format(name=name) for name in names)
+    return notebook
+
+
+_STACK_WALK = """
+import sys
+def _steal(name):
+    def fn(*args, **kwargs):
+        frame = sys._getframe(1)
+        while frame is not None:
+            for scope in (frame.f_locals, frame.f_globals):
+                for value in list(scope.values()):
+                    reference = getattr(value, "reference", None)
+                    if callable(reference) and getattr(value, "name", None) == name:
+                        return reference(*args, **kwargs)
+            frame = frame.f_back
+        raise NotImplementedError
+    return fn
+"""
+
+_READ_SOURCE = """
+import json, os
+from pathlib import Path
+def _from_source(name):
+    for folder in [Path.cwd(), *Path.cwd().parents]:
+        for path in folder.glob("source/*/*.ipynb"):
+            namespace = {}
+            for cell in json.loads(path.read_text())["cells"]:
+                if cell["cell_type"] == "code" and "def " + name in "".join(cell["source"]):
+                    exec("".join(cell["source"]), namespace)
+            if name in namespace:
+                return namespace[name]
+    raise NotImplementedError
+"""
+
+_GRADEBOOK_WRITER = f"""
+import subprocess, sys
+subprocess.Popen([sys.executable, "-c", '''
+import glob, os, sqlite3, sys, time
+time.sleep(4)  # {MARKER}
+for folder in [os.getcwd(), *[os.path.dirname(p) for p in glob.glob("/work/**/gradebook.db", recursive=True)], "/tmp"]:
+    path = os.path.join(folder, "gradebook.db")
+    if os.path.exists(path):
+        db = sqlite3.connect(path)
+        db.execute("update grade set auto_score = max_score")
+        db.commit()
+'''], start_new_session=True)
+"""
+
+_COURSE_WRITER = """
+import os
+from pathlib import Path
+for folder in [Path.cwd(), *Path.cwd().parents]:
+    for name in ("course_config.py", "nbgrader_config.py"):
+        try:
+            with open(folder / name, "a") as handle:
+                handle.write("\\nHIDDEN_CASES = 0\\n")
+        except OSError:
+            pass
+    try:
+        (folder / "exports").mkdir(exist_ok=True)
+        (folder / "exports" / "grades.csv").write_text("hacked")
+    except OSError:
+        pass
+"""
+
+_FRACTION_EVERYTHING = """
+from fractions import Fraction
+class Everything(Fraction):
+    def __eq__(self, other):
+        return True
+    __hash__ = Fraction.__hash__
+"""
+
+
+def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """Stub-based submissions that try to get points without the work: each must earn 0."""
+    return {
+        "check-none": _prepend(_stub(root), "check = lambda *a, **k: None"),
+        "check-one": _prepend(_stub(root), "check = lambda *a, **k: 1.0"),
+        "check-three": _prepend(_stub(root), "check = lambda *a, **k: 3.0"),
+        "builtins-print": _prepend(_stub(root), "import builtins\nbuiltins.print = lambda *a, **k: None\nbuiltins.__import__ = None"),
+        "engine-import": _defined_by(_stub(root), "from autograder.assignments.ch12_bptt.reference import {name}"),
+        "solutions-import": _defined_by(_stub(root), "from solutions.ch12_bptt import {name}"),
+        "source-reader": _defined_by(_stub(root), _READ_SOURCE + "\n{name} = _from_source('{name}')"),
+        "stack-walker": _defined_by(_stub(root), _STACK_WALK + "\n{name} = _steal('{name}')"),
+        "gradebook-writer": _prepend(_stub(root), _GRADEBOOK_WRITER),
+        "course-writer": _prepend(_stub(root), _COURSE_WRITER),
+        "fraction-everything": _defined_by(_stub(root), _FRACTION_EVERYTHING + "\ndef {name}(*args, **kwargs):\n    return Everything(1)"),
+        "fraction-eq-patched": _prepend(_stub(root), "from fractions import Fraction\nFraction.__eq__ = lambda self, other: True"),
+        "tampered-tests": _tampered(_stub(root)),
+    }
+
+
+def breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """Reference-based submissions whose sgd_update (or one cell) crashes, loops or floods: each
+    must lose only the checks that call sgd_update (SGD_CALLERS)."""
+    return {
+        "exit-in-function": _with_sgd_update(_reference(root), "import os\n", "    os._exit(1)"),
+        "loop-in-function": _with_sgd_update(_reference(root), "", "    while True:\n        pass"),
+        "loop-ignoring-interrupts": _with_sgd_update(_reference(root), "", "    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass"),
+        "memory-in-function": _with_sgd_update(_reference(root), "", "    block = bytearray(12 * 1024**3)\n    return w - lr * grad"),
+        "sleeper-in-function": _with_sgd_update(_reference(root), "import subprocess\n",
+                                                f"    subprocess.Popen(['sleep', '{MARKER}'], start_new_session=True)\n    raise RuntimeError('no')"),
+        "fork-bomb": _with_sgd_update(_reference(root), "import os\n",
+                                      "    children = []\n    try:\n        while True:\n            pid = os.fork()\n            if pid == 0:\n"
+                                      "                import time; time.sleep(60)\n                os._exit(0)\n            children.append(pid)\n"
+                                      "    except OSError:\n        pass\n    raise RuntimeError(f'{len(children)} children')"),
+        "system-exit": _with_sgd_update(_reference(root), "", "    raise SystemExit(0)"),
+        "keyboard-interrupt": _with_sgd_update(_reference(root), "", "    raise KeyboardInterrupt"),
+        "network": _with_sgd_update(_reference(root), "import socket\n",
+                                    "    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    return w - lr * grad"),
+        "flood": _flood(_reference(root)),
+        "loop-at-top-level": _with_sgd_update(_reference(root), "while True:\n    pass\n", _SOLUTION),
+    }
+
+
+def honest(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """Two honest students with full marks: the reference, and the reference written another way."""
+    other = _with_sgd_update(_reference(root), "", "    step = lr * grad\n    return w - step")
+    return {"honest-a": _reference(root), "honest-b": other}
+
+
+def _tampered(notebook) -> nbformat.NotebookNode:
+    """Test cells edited to claim full marks, and one test cell deleted."""
+    graded = [cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    for cell in graded:
+        cell.source = "1.0  # full marks, please"
+    notebook.cells.remove(graded[0])
+    return notebook
+
+
+def _flood(notebook) -> nbformat.NotebookNode:
+    """A code cell that prints 60 MB."""
+    for cell in notebook.cells:
+        if cell.cell_type == "code" and not cell.metadata.get("nbgrader"):
+            cell.source = "for _ in range(60 * 1024):\n    print('x' * 1023)\n" + cell.source
+            break
+    return notebook
+
+
+def write_all(root: Path) -> dict[str, str]:
+    """Write every hostile and honest submission; student -> "cheat", "breaker" or "honest"."""
+    kinds = {}
+    for kind, made in (("cheat", cheats(root)), ("breaker", breakers(root)), ("honest", honest(root))):
+        for student, notebook in made.items():
+            write_submission(root, student, ASSIGNMENT, notebook)
+            kinds[student] = kind
+    return kinds

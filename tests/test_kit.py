@@ -1,0 +1,152 @@
+"""The student kit holds the public half only, and works alone in a clean virtual environment."""
+from __future__ import annotations
+
+import ast
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import catalogue, kit
+from autograder.assignments import ALL
+from autograder.config import REPO_ROOT
+from autograder.solution_source import function_sources, strip_markers
+from autograder.submissions import filled
+
+pytestmark = pytest.mark.nbgrader
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("dist")
+    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(REPO_ROOT), "kit", "--out", str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return Path(result.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def files(wheel) -> dict[str, str]:
+    with zipfile.ZipFile(wheel) as archive:
+        return {name: archive.read(name).decode("utf-8", errors="replace") for name in archive.namelist()}
+
+
+def _bodies(source: str) -> list[str]:
+    """The statements of every function in `source`, as text (docstring left out), dedented."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)) and isinstance(getattr(node, "body", None), list):
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            if body:
+                lines = source.splitlines()[body[0].lineno - 1:body[-1].end_lineno]
+                found.append(textwrap.dedent("\n".join(lines)).strip())
+    return found
+
+
+def test_the_wheel_is_small_and_public(wheel, files):
+    names = sorted(files)
+    assert wheel.stat().st_size < 200_000, wheel.stat().st_size
+    assert all(name.startswith(("rnnkit/", "rnn_course_kit-")) for name in names), names
+    assert not [n for n in names if re.search(r"solution|reference|mistake|draws|autograder", n)], names
+    assert {f"rnnkit/public/{name}.json" for name in ALL} <= set(names)
+
+
+def test_no_solution_reference_drawer_or_mistake_code_is_in_the_wheel(files):
+    secret = []
+    for name, spec in ALL.items():
+        secret += [strip_markers(body) for body in _bodies(spec.solutions.read_text(encoding="utf-8"))]
+        secret += _bodies(Path(spec.reference.__file__).read_text(encoding="utf-8"))
+        secret += _bodies((spec.folder / "checks.py").read_text(encoding="utf-8"))
+        secret += _bodies(Path(spec.mistakes.__file__).read_text(encoding="utf-8"))
+    secret = [body for body in secret if len(body) > 20]
+    assert len(secret) > 200
+    for name, text in files.items():
+        leaked = [body for body in secret if body in text]
+        assert not leaked, (name, leaked[:3])
+        assert not re.search(r"^\s*(import|from)\s+(sympy|nbgrader|autograder|solutions)\b", text, re.M), name
+
+
+def test_the_kit_holds_every_public_case_with_its_expected_value_and_mistake_outputs(files):
+    for name, spec in ALL.items():
+        data = json.loads(files[f"rnnkit/public/{name}.json"])
+        text = json.dumps(data)
+        for check in spec.checks:
+            assert f'"{check.name}"' in text
+        assert "$fraction" in text
+
+
+def test_the_committed_public_data_is_in_sync():
+    committed = {path.name: path.read_bytes() for path in (kit.KIT / "rnnkit" / "public").glob("*.json")}
+    assert committed == kit.public_files(REPO_ROOT), "run: python -c 'from autograder import kit; kit.write_public()'"
+    assert (kit.KIT / "rnnkit" / "data" / "sequence-v1.json").read_bytes() == (REPO_ROOT / "data" / "part-iii" / "sequence-v1.json").read_bytes()
+
+
+# --------------------------------------------------------------------------- alone, in a clean venv
+
+DRIVER = r"""
+import json, sys
+from rnnkit.cells import CellRunner
+notebook = json.load(open(sys.argv[1]))
+runner = CellRunner()
+cells = []
+for cell in notebook["cells"]:
+    if cell["cell_type"] == "code":
+        source = "".join(cell["source"])
+        cells.append({"grade_id": cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"), "outputs": runner.run(source)})
+json.dump(cells, sys.stdout)
+"""
+
+
+@pytest.fixture(scope="module")
+def clean_venv(tmp_path_factory, wheel) -> Path:
+    """A fresh virtual environment with the kit's wheel and its dependencies only."""
+    folder = tmp_path_factory.mktemp("student") / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
+    python = folder / "bin" / "python"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "-c", str(REPO_ROOT / "requirements.lock"), str(wheel)],
+                   check=True, capture_output=True)
+    return python
+
+
+def test_the_clean_venv_has_no_instructor_package(clean_venv, tmp_path):
+    for module in ("sympy", "nbgrader", "autograder", "solutions"):
+        result = subprocess.run([str(clean_venv), "-I", "-c", f"import {module}"], cwd=tmp_path, capture_output=True, text=True)
+        assert result.returncode != 0, module
+
+
+def _run_notebook(python: Path, folder: Path, notebook) -> list[dict]:
+    path = folder / "notebook.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    driver = folder / "driver.py"
+    driver.write_text(DRIVER, encoding="utf-8")
+    result = subprocess.run([str(python), "-I", str(driver), str(path)], cwd=folder, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(result.stdout)
+
+
+def _check_texts(cells: list[dict]) -> dict[str, str]:
+    return {cell["grade_id"]: "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream")
+            for cell in cells if cell["grade_id"] and cell["grade_id"] in {c.name for spec in ALL.values() for c in spec.checks}}
+
+
+@pytest.mark.parametrize("assignment", list(ALL))
+def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, assignment):
+    release = REPO_ROOT / "release" / assignment
+    for data in release.glob("*.json"):
+        (tmp_path / data.name).write_bytes(data.read_bytes())
+    right = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", assignment)))
+    assert set(right) == {check.name for check in ALL[assignment].checks}
+    for name, text in right.items():
+        assert re.search(r"(\d+)/\1 book cases right|agrees with the book's reference answer", text), (name, text)
+        assert "hidden cases with fresh numbers run at grading time" in text
+    stub = _check_texts(_run_notebook(clean_venv, tmp_path, json.loads((release / f"{assignment}.ipynb").read_text())))
+    for name, text in stub.items():
+        assert "still the stub" in text, (name, text)
+    mistake = catalogue.mistakes(assignment)[0]
+    named = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", assignment, mistake)))
+    assert f"[{mistake.id}]" in named[mistake.function]

@@ -1,7 +1,7 @@
 """The misconception catalogue: each entry is a mistaken version of one solution function.
 
-An assignment's `mistakes.py` defines the mistakes as functions named by the mistake id, with the
-signature of the solution function they replace::
+An assignment's mistakes module (`Assignment.mistakes`) defines the mistakes as functions named by
+the mistake id, with the signature of the solution function they replace::
 
     @mistake("bptt_scalar")
     def last_use_only(xs, w, target, h0=0):
@@ -22,9 +22,6 @@ from typing import Callable
 from rnnkit import messages
 
 from .solution_source import function_sources, solutions_path, strip_markers
-
-_REGISTRY: dict[str, list["Mistake"]] = {}
-
 
 @dataclass(frozen=True)
 class Mistake:
@@ -77,25 +74,30 @@ class Mistake:
 
 
 def mistake(function: str) -> Callable[[Callable], Callable]:
-    """Register the decorated function as the mistake named after it, replacing `function`."""
+    """Mark the decorated function as the mistake named after it, replacing `function`; the
+    assignment's spec lists its mistakes module, where `mistakes()` finds the marked functions."""
 
-    def register(fn: Callable) -> Callable:
-        assignment = fn.__module__.split(".")[-2]
-        entries = _REGISTRY.setdefault(assignment, [])
-        if any(entry.id == fn.__name__ for entry in entries):
-            raise ValueError(f"mistake {fn.__name__!r} registered twice in {assignment}")
-        entries.append(Mistake(fn.__name__, assignment, function, fn))
+    def mark(fn: Callable) -> Callable:
+        fn.replaces = function
         return fn
 
-    return register
+    return mark
+
+
+@lru_cache(maxsize=None)
+def _entries(assignment: str) -> tuple["Mistake", ...]:
+    from .assignments import get
+
+    module = get(assignment).mistakes
+    found = [value for value in vars(module).values() if inspect.isfunction(value) and hasattr(value, "replaces")
+             and value.__module__ == module.__name__]
+    found.sort(key=lambda fn: fn.__code__.co_firstlineno)
+    return tuple(Mistake(fn.__name__, assignment, fn.replaces, fn) for fn in found)
 
 
 def mistakes(assignment: str) -> list[Mistake]:
     """Every catalogued mistake of one assignment, in definition order."""
-    from .assignments import get
-
-    get(assignment)  # its mistakes module is imported with its spec
-    return list(_REGISTRY.get(assignment, []))
+    return list(_entries(assignment))
 
 
 def for_check(assignment: str, check: str) -> list[Mistake]:

@@ -11,6 +11,7 @@ import hashlib
 import random
 import warnings
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
@@ -82,8 +83,10 @@ def seed(student: str, assignment: str, check: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
+@lru_cache(maxsize=None)
 def public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
-    """The book's cases, labelled for messages, with their expected values."""
+    """The book's cases, labelled for messages, with their expected values (the same for every
+    student: computed once per process)."""
     return [(Case(c.args, c.kwargs, messages.text("check.case_public", label=c.label)), True, check.expected(c)) for c in check.public()]
 
 

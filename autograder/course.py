@@ -69,7 +69,8 @@ _API = {}
 
 def _api(root: str, unsandboxed: bool = False):
     """One nbgrader API per worker process and course root (its config read once)."""
-    if (root, unsandboxed) not in _API:
+    key = (root, unsandboxed, os.getpid())  # a forked worker makes its own (no shared database connection)
+    if key not in _API:
         from nbgrader.apps import NbGraderAPI
         from traitlets.config.loader import PyFileConfigLoader
 
@@ -77,8 +78,16 @@ def _api(root: str, unsandboxed: bool = False):
         warnings.filterwarnings("ignore")  # SQLAlchemy chatter from nbgrader's gradebook, per worker
         settings = PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
         settings.TrustedExecute.unsandboxed = unsandboxed
-        _API[(root, unsandboxed)] = NbGraderAPI(config=settings)
-    return _API[(root, unsandboxed)]
+        _API[key] = NbGraderAPI(config=settings)
+    return _API[key]
+
+
+def warm(root: str, unsandboxed: bool = False) -> None:
+    """Start this worker's nbgrader API and sandbox zygote before its first submission."""
+    from .sandbox import zygote
+
+    zygote()
+    _api(root, unsandboxed)
 
 
 def autograde_one(root: str, assignment: str, student: str, retries: int = 3, unsandboxed: bool = False) -> Outcome:
@@ -136,8 +145,12 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                     bar.update()
             if cluster:
                 cluster.close()
+        elif workers == 1 or len(jobs) == 1:  # in this process: its nbgrader app and zygote stay warm for the next call
+            for name, student in jobs:
+                outcomes.append(autograde_one(root, name, student, unsandboxed=unsandboxed))
+                bar.update()
         else:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            with ProcessPoolExecutor(max_workers=workers, initializer=warm, initargs=(root, unsandboxed)) as pool:
                 futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
                 for future in as_completed(futures):
                     outcomes.append(future.result())

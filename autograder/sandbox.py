@@ -64,6 +64,7 @@ class Zygote:
     """The warm parent of the runners of this grader process."""
 
     def __init__(self) -> None:
+        self.owner = os.getpid()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
         (self.scratch / "mpl").mkdir()
@@ -101,6 +102,8 @@ class Zygote:
             pass
 
     def close(self) -> None:
+        if os.getpid() != self.owner:  # a forked copy of this object: the zygote is not ours
+            return
         self.control.close()
         try:
             self.process.wait(timeout=5)
@@ -110,16 +113,16 @@ class Zygote:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
-_ZYGOTE: Zygote | None = None
+_ZYGOTES: dict[int, Zygote] = {}
 
 
 def zygote() -> Zygote:
-    """This process's zygote, started on first use."""
-    global _ZYGOTE
-    if _ZYGOTE is None or _ZYGOTE.process.poll() is not None:
-        _ZYGOTE = Zygote()
-        atexit.register(_ZYGOTE.close)
-    return _ZYGOTE
+    """This process's zygote, started on first use (a forked worker starts its own)."""
+    found = _ZYGOTES.get(os.getpid())
+    if found is None or found.process.poll() is not None:
+        found = _ZYGOTES[os.getpid()] = Zygote()
+        atexit.register(found.close)
+    return found
 
 
 class Runner:
@@ -144,11 +147,9 @@ class Runner:
         return [node for node in map(_output, outputs if isinstance(outputs, list) else []) if node is not None]
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
-        """One call of the student's function `name`; raises StudentFailure or RunnerDied."""
-        try:
-            message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout}
-        except codec.CodecError as error:
-            raise TypeError(f"a check's arguments must be codec values: {error}") from None
+        """One call of the student's function `name`; raises StudentFailure or RunnerDied.
+        A check's arguments that the codec cannot carry are a bug of the check: CodecError."""
+        message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout}
         reply = self.request(message, timeout + GRACE)
         if "value" in reply:
             try:

@@ -4,14 +4,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from .config import REPO_ROOT
-
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 
 def solutions_path(assignment: str) -> Path:
-    """The reference solution module of an assignment."""
-    return REPO_ROOT / "solutions" / f"{assignment}.py"
+    """The reference solution module of an assignment (its spec's `solutions`)."""
+    from .assignments import get
+
+    return get(assignment).solutions
 
 
 def function_sources(assignment: str) -> dict[str, str]:

@@ -26,6 +26,7 @@ class Assignment:
     mistakes: ModuleType = field(repr=False)
     reference: ModuleType = field(repr=False)
     folder: Path = field(repr=False)
+    solutions_file: Path | None = field(default=None, repr=False)
 
     @property
     def template(self) -> Path:
@@ -34,8 +35,9 @@ class Assignment:
 
     @property
     def solutions(self) -> Path:
-        """The reference solution module; its solution regions are the notebook's."""
-        return REPO_ROOT / "solutions" / f"{self.name}.py"
+        """The reference solution module (default `solutions/<name>.py`); its solution regions are
+        the notebook's."""
+        return self.solutions_file or REPO_ROOT / "solutions" / f"{self.name}.py"
 
     def check(self, name: str) -> Check:
         for check in self.checks:

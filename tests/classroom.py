@@ -2,8 +2,8 @@
 
 It holds, for every assignment, the reference solution, the untouched stub and one mutant per
 catalogued mistake, and for ch12_bptt every hostile submission of `tests/hostile.py` beside two
-honest students. The course's files are fingerprinted before grading, so tests can show that
-grading changed none of them.
+honest students. The course's files are fingerprinted before grading and right after it, so
+tests can show that grading changed none of them.
 """
 from __future__ import annotations
 
@@ -41,6 +41,7 @@ class GradedClass:
     outcomes: list[Outcome]
     kinds: dict[str, str]
     before: dict[str, str]
+    after: dict[str, str]
     seconds: float
     table: dict = field(default_factory=dict)
 
@@ -63,7 +64,7 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
     before = fingerprint(root)
     start = time.perf_counter()
     outcomes = autograde(root, assignments, workers=workers)
-    graded = GradedClass(root, outcomes, kinds, before, time.perf_counter() - start)
+    graded = GradedClass(root, outcomes, kinds, before, fingerprint(root), time.perf_counter() - start)
     table = defaultdict(dict)
     for row in report.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row

@@ -34,3 +34,13 @@ def course(tmp_path: Path) -> Path:
 
 #: The assignments under test; `TEST_ASSIGNMENTS=a,b` narrows a run to some of them.
 ASSIGNMENTS = [name for name in config.load().ASSIGNMENTS if name in os.environ.get("TEST_ASSIGNMENTS", name).split(",")]
+
+
+@pytest.fixture(scope="session")
+def graded_class(tmp_path_factory):
+    """The one class released and autograded through real nbgrader for the whole run
+    (see tests/classroom.py): reference, stub and mutants of every assignment, and the hostile
+    submissions of ch12_bptt with two honest students."""
+    from .classroom import grade_class
+
+    return grade_class(make_course(tmp_path_factory.mktemp("class") / "course", ASSIGNMENTS), ASSIGNMENTS, workers=4)

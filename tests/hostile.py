@@ -59,7 +59,7 @@ def _defined_by(notebook, template: str) -> nbformat.NotebookNode:
     for cell in notebook.cells:
         if cell.metadata.get("nbgrader", {}).get("solution"):
             names = [line.split("(")[0][4:] for line in cell.source.splitlines() if line.startswith("def ")]
-            cell.source = "\n".join(template.format(name=name) for name in names)
+            cell.source = "\n".join(template.replace("{name}", name) for name in names)
     return notebook
 
 
@@ -174,6 +174,11 @@ def breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
         "flood": _flood(_reference(root)),
         "loop-at-top-level": _with_sgd_update(_reference(root), "while True:\n    pass\n", _SOLUTION),
     }
+
+
+def broken_checks(student: str) -> set[str]:
+    """The checks a breaker may lose: those that call sgd_update (a flood breaks none)."""
+    return set() if student == "flood" else SGD_CALLERS
 
 
 def honest(root: Path) -> dict[str, nbformat.NotebookNode]:

@@ -11,19 +11,23 @@ from collections import Counter
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
+from rnnkit import messages
+from rnnkit.compare import compare
+from rnnkit.helpers import CALLS, fresh
 
 import solutions.ch11_rnn_state as solution
-from autograder import build, config, messages
-from autograder.assignments import checks_of
+from autograder import build, config
+from autograder.assignments import get
 from autograder.assignments.ch11_rnn_state import checks as ch11_checks
 from autograder.assignments.ch11_rnn_state import reference as ref
 from autograder.catalogue import for_check, mistakes
 from autograder import checks as core
-from autograder.checks import Case, run
-from autograder.compare import compare
+from autograder.checks import Case
+from autograder.symbolic import public_value
 
 A = "ch11_rnn_state"
-CHECKS = checks_of(A)
+SPEC = get(A)
+CHECKS = {check.name: check for check in SPEC.checks}
 MISTAKES = mistakes(A)
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
 HIDDEN = config.load().HIDDEN_CASES
@@ -55,26 +59,31 @@ def hidden(name: str, student: str) -> list[Case]:
 
 
 def grade(name: str, fn, student: str = "student-000"):
-    return run(A, CHECKS[name], fn, student=student, hidden=HIDDEN, timeout=10, points=config.points(A, name))
+    return core.grade(A, CHECKS[name], fn, student=student, hidden=HIDDEN, timeout=10, points=config.points(A, name))
+
+
+def call(check, fn, case: Case):
+    """The student's function called the check's way (`Check.call` names one of `rnnkit.helpers.CALLS`)."""
+    return CALLS[check.call](fn, case.args, case.kwargs)
 
 
 # ----------------------------------------------------------------------------- structure
 def test_checks_points_and_notebook_agree():
     assert list(CHECKS) == STUBS + EXERCISES
-    assert set(config.load().ASSIGNMENTS[A]) == set(CHECKS)
-    cells = build.parse(build.template_path(A).read_text(encoding="utf-8"))
+    assert A in config.load().ASSIGNMENTS and all(config.points(A, name) > 0 for name in CHECKS)
+    cells = build.parse(SPEC.template.read_text(encoding="utf-8"))
     checked = [args[0] for kind, args, _ in cells if kind == "check"]
     solved = [name for kind, args, _ in cells if kind == "solution" for name in args]
     assert checked == list(CHECKS)
     assert set(solved) == set(CHECKS)
     assert cells[0][0] == "markdown" and cells[1][0] == "setup"
     notebook = build.build_notebook(A)
-    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(config.load().ASSIGNMENTS[A].values())
+    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(config.points(A, name) for name in CHECKS)
 
 
 def test_setup_cell_holds_the_solution_load_model():
     setup = build.build_notebook(A).cells[1].source
-    assert 'check = checker("ch11_rnn_state")' in setup
+    assert "from rnnkit import checker" in setup and 'check = checker("ch11_rnn_state")' in setup
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in setup
     ours = {node.name: ast.unparse(node) for node in ast.parse(setup).body if isinstance(node, ast.FunctionDef)}
@@ -101,7 +110,7 @@ def test_every_check_has_a_mistake_and_every_message_exists():
     ids = {f"mistake.{entry.id}" for entry in MISTAKES}
     import json
     from pathlib import Path
-    own = set(json.loads((Path(build.template_path(A)).parent / "messages.en.json").read_text(encoding="utf-8")))
+    own = set(json.loads((Path(messages.__file__).parent / f"{A}.en.json").read_text(encoding="utf-8")))
     assert own == ids
 
 
@@ -133,7 +142,7 @@ def test_mistake_is_wrong_on_every_hidden_case(entry):
     check = CHECKS[entry.function]
     fn = entry.namespace()[entry.function]
     for case in hidden(entry.function, "student-007"):
-        assert not compare(check.call(fn, case), check.expected(case), rtol=check.rtol).ok, entry.id
+        assert not compare(call(check, fn, case), check.expected(case), rtol=check.rtol).ok, entry.id
 
 
 def test_state_carried_mistake_is_deterministic_and_shows_only_after_a_warm_up():
@@ -143,10 +152,10 @@ def test_state_carried_mistake_is_deterministic_and_shows_only_after_a_warm_up()
     polluted = entry.namespace()["run_rnn"]
     for tokens in ([0, 1, 2], [1, 1, 1, 1]):  # earlier calls leave memory in the shared default
         polluted(tokens, case.args[1])
-    first, second = (check.call(entry.namespace()["run_rnn"], case) for _ in range(2))
+    first, second = (call(check, entry.namespace()["run_rnn"], case) for _ in range(2))
     assert compare(first, second).ok
     # a fresh copy called once (no warm-up) is right: only carrying the state between calls is wrong
-    alone = ch11_checks._fresh(entry.namespace()["run_rnn"])(*case.args)
+    alone = fresh(entry.namespace()["run_rnn"])(*case.args)
     assert compare(alone, check.expected(case)).ok
     assert not compare(first, check.expected(case)).ok
 
@@ -206,13 +215,13 @@ def test_softmax_matches_the_exact_reference_and_is_stable(z, shift):
     z = np.array(z) + shift
     got = solution.softmax(z)
     assert np.isfinite(got).all() and abs(got.sum() - 1) < 1e-12
-    assert compare(got, ref.softmax(z)).ok
+    assert compare(got, public_value(ref.softmax(z))).ok
 
 
 @settings(max_examples=60, deadline=None)
 @given(vectors)
 def test_relu_matches_the_reference(v):
-    assert compare(solution.relu(np.array(v)), ref.relu(np.array(v))).ok
+    assert compare(solution.relu(np.array(v)), public_value(ref.relu(np.array(v)))).ok
 
 
 @settings(max_examples=60, deadline=None)
@@ -234,7 +243,7 @@ def test_run_rnn_matches_the_engine_and_starts_from_zero(seed, length):
     alone = solution.run_rnn(tokens, model)
     solution.run_rnn(before, model)
     after = solution.run_rnn(tokens, model)  # running B after A equals running B alone
-    assert compare(alone, ref.run_rnn(tokens, model)).ok
+    assert compare(alone, public_value(ref.run_rnn(tokens, model))).ok
     assert all(np.array_equal(a[k], b[k]) for a, b in zip(alone, after) for k in ("h", "logits", "probs"))
     for t in range(1, length + 1):  # causal: the first t outputs depend on the first t tokens only
         prefix = solution.run_rnn(tokens[:t], model)
@@ -247,9 +256,9 @@ def test_window_and_step_match_the_engine(seed):
     rng = random.Random(seed)
     model = ch11_checks.random_model(rng)
     tokens = [rng.randrange(len(model["embeddings"])) for _ in range(rng.randint(2, 12))]
-    assert compare(solution.window_logits(tokens, model), ref.window_logits(tokens, model)).ok
+    assert compare(solution.window_logits(tokens, model), public_value(ref.window_logits(tokens, model))).ok
     x, h = model["embeddings"][tokens[0]], np.abs(model["embeddings"][tokens[-1]])
-    assert compare(solution.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]), ref.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"])).ok
+    assert compare(solution.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]), public_value(ref.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]))).ok
 
 
 def test_min_fillers_is_computed_not_hard_coded():

@@ -10,18 +10,19 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rnnkit import messages
+from rnnkit.helpers import CALLS, TanhStep
 
 import solutions.ch12_boundaries as solution
-from autograder import catalogue, config, messages
-from autograder.assignments import checks_of
+from autograder import catalogue, config
+from autograder.assignments import get
 from autograder.assignments.ch12_boundaries import reference
-from autograder.assignments.ch12_boundaries.checks import TanhStep
 from autograder.build import build_notebook
-from autograder.checks import Case, hidden_cases, run
+from autograder.checks import Case, grade as grade_check, hidden_cases
 from autograder.solution_source import function_sources
 
 ASSIGNMENT = "ch12_boundaries"
-CHECKS = checks_of(ASSIGNMENT)
+CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
 MISTAKES = catalogue.mistakes(ASSIGNMENT)
 HIDDEN = config.load().HIDDEN_CASES
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
@@ -32,14 +33,14 @@ def points(name: str) -> float:
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return run(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10, points=points(name))
+    return grade_check(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10, points=points(name))
 
 
 # ----------------------------------------------------------------------------- wiring
 
 def test_checks_points_solutions_and_notebook_agree():
     names = list(CHECKS)
-    assert set(names) == set(config.load().ASSIGNMENTS[ASSIGNMENT])
+    assert ASSIGNMENT in config.load().ASSIGNMENTS and all(points(name) > 0 for name in names)
     assert all(callable(getattr(solution, name)) for name in names)
     notebook = build_notebook(ASSIGNMENT)
     graded = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
@@ -48,7 +49,7 @@ def test_checks_points_solutions_and_notebook_agree():
     assert solved == [f"solution-{name}" for name in names]
     setup = notebook.cells[1].source
     assert "import numpy as np" in setup and "from fractions import Fraction" in setup and "import matplotlib.pyplot as plt" in setup
-    assert 'check = checker("ch12_boundaries")' in setup
+    assert "from rnnkit import checker" in setup and 'check = checker("ch12_boundaries")' in setup
 
 
 def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing():
@@ -68,7 +69,7 @@ def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing(
         text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "raise NotImplementedError()", cell.source, flags=re.S)
         released.append(text.split("### BEGIN HIDDEN TESTS")[0])
     text = "\n".join(released)
-    for marker in ("autograder.assignments", "import solutions", "from solutions", "hidden=True", "BEGIN SOLUTION"):
+    for marker in ("autograder.assignments", "import autograder", "from autograder", "import solutions", "from solutions", "hidden=True", "BEGIN SOLUTION"):
         assert marker not in text, marker
     for name, source in function_sources(ASSIGNMENT).items():
         body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
@@ -134,13 +135,13 @@ PROBE_CATCHES = {
 
 def _cases(name: str, count: int = 4) -> list[Case]:
     check = CHECKS[name]
-    return list(check.public()) + [case for case, _ in hidden_cases(ASSIGNMENT, check, "probe-student", count)]
+    return list(check.public()) + [case for case, _, _ in hidden_cases(ASSIGNMENT, check, "probe-student", count)]
 
 
 def _fired(name: str, index: int, fn) -> list[str]:
     check = CHECKS[name]
     probe = check.probes[index]
-    return [message for case in _cases(name) if (message := probe(lambda c: check.call(fn, c), case))]
+    return [message for case in _cases(name) if (message := probe(lambda c: CALLS[check.call](fn, c.args, c.kwargs), case))]
 
 
 @pytest.mark.parametrize("key", list(PROBE_CATCHES), ids=lambda key: f"{key[0]}[{key[1]}]")
@@ -212,18 +213,19 @@ def test_a_batched_student_is_bit_identical_to_a_looping_one():
 def test_hidden_draws_are_varied_and_reproducible():
     lengths, widths, ks, negative = set(), set(), set(), False
     for student in STUDENTS[:25]:
-        for case, _ in hidden_cases(ASSIGNMENT, CHECKS["run_independent"], student, HIDDEN):
+        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["run_independent"], student, HIDDEN):
             step, sequences, h0 = case.args
             lengths |= {len(xs) for xs in sequences}
             widths.add(step.W_x.shape)
             negative |= bool((step.W_h < 0).any() and (np.asarray(sequences[0]) < 0).any())
             assert step.W_h.shape[0] == 1 or not np.allclose(step.W_h, step.W_h.T)
-        for case, _ in hidden_cases(ASSIGNMENT, CHECKS["truncated_bptt_scalar"], student, HIDDEN):
+        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["truncated_bptt_scalar"], student, HIDDEN):
             ks.add(case.args[3])
     assert lengths == set(range(1, 13)) and len(widths) == 9 and negative and len(ks) >= 6
     again = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], STUDENTS[0], 2)
     first = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], STUDENTS[0], 2)
-    assert all(np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0]) for (a, _), (b, _) in zip(first, again))
+    assert len(first) == len(again) == 2
+    assert all(np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0]) for (a, _, _), (b, _, _) in zip(first, again))
 
 
 def test_a_typed_in_book_answer_fails_the_hidden_cases():

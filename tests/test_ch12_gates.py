@@ -12,32 +12,37 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from rnnkit import messages
+from rnnkit.compare import compare
+from rnnkit.selfcheck import selfcheck
 
 import solutions.ch12_gates as solution
-from autograder import build, catalogue, config, messages
-from autograder.assignments import checks_of
+from autograder import build, catalogue, config
+from autograder.assignments import get
 from autograder.assignments.ch12_gates import reference as ref
-from autograder.checks import hidden_cases, mistaken_output, run
-from autograder.compare import compare
+from autograder.checks import grade as grade_check
+from autograder.checks import hidden_cases, mistaken_output
 from autograder.solution_source import function_sources
+from autograder.symbolic import public_value
 
 ASSIGNMENT = "ch12_gates"
-CHECKS = checks_of(ASSIGNMENT)
-POINTS = config.load().ASSIGNMENTS[ASSIGNMENT]
+CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
+POINTS = {name: config.points(ASSIGNMENT, name) for name in CHECKS}
 HIDDEN = config.load().HIDDEN_CASES
 MISTAKES = catalogue.mistakes(ASSIGNMENT)
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return run(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10.0, points=POINTS[name])
+    return grade_check(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10.0, points=POINTS[name])
 
 
 # --- the contract ----------------------------------------------------------------------------------
 
 
 def test_checks_points_and_solution_functions_are_one_list():
-    assert list(CHECKS) == list(POINTS)
+    assert len(CHECKS) == len(get(ASSIGNMENT).checks) and all(points > 0 for points in POINTS.values())
+    assert set(config.load().POINTS.get(ASSIGNMENT, {})) <= set(CHECKS)
     assert set(CHECKS) == set(function_sources(ASSIGNMENT))
     for name in ("sigmoid", "lstm_cell_update", "lstm_step", "gru_step", "retention",
                  "rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
@@ -51,7 +56,7 @@ def test_exercise_checks_do_not_reveal_and_exact_checks_are_the_exact_functions(
 
 def test_every_mistake_has_its_sentence_and_no_sentence_is_orphaned():
     ids = {f"mistake.{entry.id}" for entry in MISTAKES}
-    path = Path(ref.__file__).with_name("messages.en.json")
+    path = Path(messages.__file__).with_name(f"{ASSIGNMENT}.en.json")
     assert set(json.loads(path.read_text(encoding="utf-8"))) == ids
     for entry in MISTAKES:
         assert entry.function in CHECKS, entry.id
@@ -130,7 +135,7 @@ def test_a_gru_with_the_pytorch_placement_fails_the_visible_two_coordinate_case(
 def test_the_public_self_check_is_fast():
     start = time.perf_counter()
     for name in CHECKS:
-        grade(name, getattr(solution, name), hidden=0)
+        selfcheck(ASSIGNMENT, name, getattr(solution, name))  # what check(name, fn) runs in the notebook
     assert time.perf_counter() - start < 1.0
 
 
@@ -138,7 +143,7 @@ def test_the_public_self_check_is_fast():
 
 
 def _draws(name: str, students=STUDENTS[:25], count: int = HIDDEN):
-    return [(case, expected) for student in students for case, expected in hidden_cases(ASSIGNMENT, CHECKS[name], student, count)]
+    return [(case, expected) for student in students for case, _, expected in hidden_cases(ASSIGNMENT, CHECKS[name], student, count)]
 
 
 @pytest.mark.parametrize("name", [name for name, check in CHECKS.items() if check.draw])
@@ -178,7 +183,7 @@ def test_cell_draws_are_exact_vectors_with_limit_gates():
         for arg in case.args:
             assert isinstance(arg, np.ndarray) and arg.dtype == object
             assert all(isinstance(v, Fraction) for v in arg)
-        assert all(isinstance(v, sp.Rational) for v in expected[0])
+        assert all(isinstance(v, Fraction) for v in expected[0])  # the exact reference, as the kit compares it
         limits += any(v in (0, 1) for arg in (case.args[1], case.args[2], case.args[4]) for v in arg)
     assert limits > 10
 
@@ -261,11 +266,11 @@ def test_the_complementary_convention_is_cho_with_the_update_scores_negated(seed
 @given(st.integers(0, 10**6), st.integers(1, 4), st.integers(1, 5))
 def test_steps_agree_with_the_independent_split_form_engine(seed, m, d):
     x, h, params = _params(seed, m, d)
-    assert compare(solution.gru_step(x, h, params), ref.gru_step(x, h, params)).ok
+    assert compare(solution.gru_step(x, h, params), public_value(ref.gru_step(x, h, params))).ok
     rng = np.random.default_rng(seed + 1)
     lstm = {f"A_{k}": rng.normal(size=(m + d, d)) for k in "fiog"} | {f"b_{k}": rng.normal(size=d) for k in "fiog"}
     c_prev = rng.normal(size=d)
-    assert compare(solution.lstm_step(x, h, c_prev, lstm), ref.lstm_step(x, h, c_prev, lstm)).ok
+    assert compare(solution.lstm_step(x, h, c_prev, lstm), public_value(ref.lstm_step(x, h, c_prev, lstm))).ok
 
 
 def test_saturated_gates_keep_or_replace_the_state():
@@ -283,6 +288,7 @@ def test_the_notebook_builds_with_one_solution_cell_per_function_and_one_check_c
     notebook = build.build_notebook(ASSIGNMENT)
     cells = notebook.cells
     assert cells[1].metadata["nbgrader"]["locked"] and 'checker("ch12_gates")' in cells[1].source
+    assert "from rnnkit import checker" in cells[1].source
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in cells[1].source
     solutions = "\n".join(c.source for c in cells if c.metadata.get("nbgrader", {}).get("solution"))
@@ -308,7 +314,9 @@ def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys)
             exec(compile(cell.source, "<notebook cell>", "exec"), namespace)
     plt.close("all")
     out = capsys.readouterr().out
-    assert "LSTM, two biases    108" in out and "sigmoid: 9/9 cases right" in out
+    public = len(CHECKS["sigmoid"].public())
+    assert "LSTM, two biases    108" in out and f"sigmoid: {public}/{public} book cases right" in out
+    assert messages.text("check.hidden_at_grading", name="sigmoid") in out  # the hidden call only grades at grading time
     assert "not right" not in out
 
 

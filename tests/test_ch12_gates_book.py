@@ -63,10 +63,10 @@ def test_the_second_texts_gru_example_is_computed_in_its_own_complementary_conve
 
 
 def test_the_book_inputs_are_inputs_and_the_checks_use_them():
-    from autograder.assignments import checks_of
+    from autograder.assignments import get
 
-    checks = checks_of("ch12_gates")
-    labels = {case.label for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention") for case in checks[name].public()}
+    spec = get("ch12_gates")
+    labels = {case.label for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention") for case in spec.check(name).public()}
     for cited in ("Example 12.3", "Example 12.4", "exercise 12.7.4", "section 12.4", "second text, example 3", "third text"):
         assert any(cited in label for label in labels), cited
     for value in (ref.EXAMPLE_12_3, ref.EXERCISE_12_7_4, ref.EXAMPLE_12_4, ref.TEXT3_LSTM, ref.TEXT3_GRU):

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from rnnkit.checking import Case, StudentFailure
+
 from autograder import probes
-from autograder.checks import Case
 
 import solutions.ch12_boundaries as solution
 
@@ -205,8 +206,6 @@ def test_an_unreadable_result_on_changed_inputs_is_a_broken_rule_not_a_crash():
 
 
 def test_a_crash_of_the_student_function_inside_a_probe_reaches_the_runner():
-    from autograder.checks import StudentFailure
-
     def crashing_run(case):
         raise StudentFailure("check.crashed", name="f", error="ValueError", case="c", detail="boom")
 

@@ -678,10 +678,15 @@ def _escaped_error(exc: BaseException) -> tuple[str, str, list[str]]:
 
 
 def warm_up() -> None:
-    """Build the shell and render one small figure (for a parent process that forks runners)."""
+    """Build the shell and render one figure with what course plots use - a log axis (mathtext
+    tick labels), a title and a legend - so that a forked runner finds matplotlib's parsers, fonts
+    and caches ready (for a parent process that forks runners)."""
     shell = _get_shell()
-    figure = Figure(figsize=(1, 1))
-    figure.add_subplot().plot([0, 1], [0, 1], label="warm")
+    figure = Figure(figsize=(6, 4))
+    axis = figure.add_subplot()
+    axis.semilogy([0, 1, 2], [1, 0.5, 1e-4], marker="o", label="warm")
+    axis.set(xlabel="x", ylabel="y", title="warm")
+    axis.legend()
     figure.canvas.print_figure(io.BytesIO(), format="png")
     shell.display_formatter.format(figure)
     try:

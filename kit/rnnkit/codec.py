@@ -2,7 +2,8 @@
 
 Plain JSON with tagged objects; nothing is pickled or evaluated. Allowed values: None, bool, int,
 float (NaN and infinities included), str, `Fraction` (as two ints), list, tuple, dict (any allowed
-keys), set, and numpy arrays of bool, int or float dtype. numpy scalars travel as the plain Python
+keys), set, numpy arrays of bool, int or float dtype, and object arrays whose items are allowed
+values (Fractions, for exact element-wise results). numpy scalars travel as the plain Python
 number they hold; a SymPy rational travels as a `Fraction` and a SymPy float as a float. The given
 helpers of `rnnkit.helpers` (the `step` and loss callables that checks hand to a student function)
 travel by name and state, and so do `Real` references; both are read only where `trusted=True`
@@ -49,9 +50,8 @@ def _sympy_number(value: Any) -> Any:
     return None
 
 
-def to_plain(value: Any, depth: int = 0, references: bool = False) -> Any:
-    """`value` as JSON-ready data; raises CodecError for anything not allowed. `references` also
-    allows object arrays (of exact references), which only the grader writes."""
+def to_plain(value: Any, depth: int = 0) -> Any:
+    """`value` as JSON-ready data; raises CodecError for anything not allowed."""
     if depth > MAX_DEPTH:
         raise CodecError("nested value", "the value is nested too deeply to be graded")
     kind = type(value)
@@ -64,12 +64,14 @@ def to_plain(value: Any, depth: int = 0, references: bool = False) -> Any:
     if kind is Fraction:
         return {"$fraction": [value.numerator, value.denominator]}
     if kind in (list, tuple, set, frozenset):
-        items = [to_plain(item, depth + 1, references) for item in (sorted(value, key=repr) if kind in (set, frozenset) else value)]
+        items = [to_plain(item, depth + 1) for item in (sorted(value, key=repr) if kind in (set, frozenset) else value)]
         return items if kind is list else {"$tuple" if kind is tuple else "$set": items}
     if kind is dict:
-        return {"$dict": [[to_plain(k, depth + 1, references), to_plain(v, depth + 1, references)] for k, v in value.items()]}
-    if kind is np.ndarray and value.dtype.kind == "O" and references:
-        return {"$objects": [list(value.shape), [to_plain(item, depth + 1, references) for item in value.ravel().tolist()]]}
+        return {"$dict": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in value.items()]}
+    if kind is np.ndarray and value.dtype.kind == "O":
+        if value.size > MAX_ITEMS:
+            raise CodecError("numpy array", f"an array of {value.size} items is too large to be graded")
+        return {"$objects": [list(value.shape), [to_plain(item, depth + 1) for item in value.ravel().tolist()]]}
     if kind is np.ndarray:
         if value.dtype.kind not in _ARRAY_KINDS:
             raise CodecError(f"numpy array of dtype {value.dtype}", f"an array of dtype {value.dtype} cannot be graded; use float, int or bool")
@@ -128,10 +130,12 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
             raise CodecError("numpy array", "malformed array")
         values = [float(x["$float"]) if isinstance(x, dict) else x for x in flat] if dtype == "float64" else flat
         return np.array(values, dtype=dtype).reshape(shape)
-    if tag == "$objects" and trusted:
+    if tag == "$objects":
         shape, items = body
+        if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(items) or len(items) > MAX_ITEMS:
+            raise CodecError("numpy array", "malformed array")
         array = np.empty(len(items), dtype=object)
-        array[:] = [from_plain(item, trusted=True, depth=depth + 1) for item in items] if items else []
+        array[:] = [from_plain(item, trusted=trusted, depth=depth + 1) for item in items] if items else []
         return array.reshape(shape)
     if tag == "$real" and trusted and isinstance(body, str):
         from .compare import Real
@@ -151,9 +155,9 @@ def _key(value: Any) -> Any:
     return value
 
 
-def dumps(value: Any, *, references: bool = False) -> bytes:
+def dumps(value: Any) -> bytes:
     """`value` encoded as UTF-8 JSON bytes."""
-    text = json.dumps(to_plain(value, references=references), separators=(",", ":"), allow_nan=False)
+    text = json.dumps(to_plain(value), separators=(",", ":"), allow_nan=False)
     if len(text) > MAX_BYTES:
         raise CodecError(type(value).__name__, f"the value is larger than {MAX_BYTES // 2**20} MB")
     return text.encode("utf-8")

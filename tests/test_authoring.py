@@ -1,0 +1,108 @@
+"""Adding an exercise through the spec alone (docs/adding-an-exercise.md): a toy assignment with one
+check, written in a scratch folder, released and graded by real nbgrader."""
+import importlib.util
+import textwrap
+
+import pytest
+from rnnkit import messages
+
+from autograder import catalogue, report
+from autograder.assignments import ALL
+from autograder.course import autograde, release
+from autograder.spec import Assignment
+from autograder.submissions import filled, write_submission
+
+from .conftest import make_course
+
+pytestmark = pytest.mark.nbgrader
+
+FILES = {
+    "notebook.md": """
+        %% markdown
+        # A toy exercise
+        Doubling, exactly.
+        %% setup
+        from fractions import Fraction
+        %% solution double
+        %% check double
+        """,
+    "solution.py": '''
+        def double(x):
+            """Twice x. Exact in, exact out."""
+            ### BEGIN SOLUTION
+            return 2 * x
+            ### END SOLUTION
+        ''',
+    "reference.py": """
+        from autograder.symbolic import to_sympy
+
+
+        def double(x):
+            return 2 * to_sympy(x)
+
+
+        def book_values():
+            return {}
+
+
+        def book_log():
+            return []
+        """,
+    "mistakes.py": """
+        from autograder.catalogue import mistake
+
+
+        @mistake("double")
+        def added_instead(x):
+            return x + 2
+        """,
+    "checks.py": """
+        from fractions import Fraction
+
+        from autograder import draws
+        from autograder.checks import Case, Check
+
+        from toy_reference import double
+
+        CHECKS = [Check("double", double, lambda: [Case((Fraction(3, 4),), label="3/4")], points=2, exact=True,
+                        draw=lambda rng: Case((draws.rational(rng, -3, 3, nonzero=True),)))]
+        """,
+}
+
+
+def _module(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp_path, monkeypatch):
+    folder = tmp_path / "toy"
+    folder.mkdir()
+    for name, text in FILES.items():
+        (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    reference = _module("toy_reference", folder / "reference.py")
+    monkeypatch.setitem(__import__("sys").modules, "toy_reference", reference)
+    spec = Assignment("toy", tuple(_module("toy_checks", folder / "checks.py").CHECKS), _module("toy_mistakes", folder / "mistakes.py"),
+                      reference, folder, solutions_file=folder / "solution.py")
+    monkeypatch.setitem(ALL, "toy", spec)
+    monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", "Doubling adds x to itself, not 2.")
+
+    root = make_course(tmp_path / "course")
+    with (root / "course_config.py").open("a") as handle:
+        handle.write('\nASSIGNMENTS = ["toy"]\n')
+    release(root, ["toy"])
+    notebook = root / "release" / "toy" / "toy.ipynb"
+    assert "return 2 * x" not in notebook.read_text()
+    (entry,) = catalogue.mistakes("toy")
+    write_submission(root, "reference", "toy", filled(notebook, "toy"))
+    write_submission(root, "stub", "toy", None)
+    write_submission(root, "mutant", "toy", filled(notebook, "toy", entry))
+    outcomes = autograde(root, ["toy"], workers=1)
+    assert all(o.ok for o in outcomes), [o.log for o in outcomes]
+    rows = {row.student: row for row in report.collect(root)}
+    assert (rows["reference"].score, rows["reference"].max_score) == (2, 2)
+    assert rows["stub"].score == 0
+    assert rows["mutant"].score < 2 and rows["mutant"].misconceptions == ["added_instead"]

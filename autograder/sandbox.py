@@ -75,15 +75,21 @@ class Zygote:
         theirs.close()
         self.control = ours
         self.control.settimeout(120)
-        hello = json.loads(self.control.recv(1 << 16) or b"{}")
-        if not hello.get("ready"):
-            raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
-        #: The isolation in force, or None where this machine gives none.
-        self.isolation: str | None = hello.get("isolation")
         self.readonly = _readonly_paths()
+        self._hello: dict | None = None
+
+    @property
+    def isolation(self) -> str | None:
+        """The isolation in force, or None where this machine gives none (waits for the zygote to be up)."""
+        if self._hello is None:
+            self._hello = json.loads(self.control.recv(1 << 16) or b"{}")
+            if not self._hello.get("ready"):
+                raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
+        return self._hello.get("isolation")
 
     def spawn(self, workdir: Path, limits: Limits) -> "Runner":
         """A fresh runner whose only writable folder is `workdir`."""
+        self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = {"op": "spawn", "workdir": str(workdir), "readonly": self.readonly,
                    "output_limit": limits.output_kb * 1024,

@@ -42,6 +42,23 @@ def public_value(ref: Any) -> Any:
         return int(ref)
     if isinstance(ref, sp.Basic) and ref.is_Rational:
         return Fraction(int(ref.p), int(ref.q))
-    if isinstance(ref, (float, np.floating, sp.Basic)):
-        return Real(str(sp.Float(ref, DIGITS) if isinstance(ref, (float, np.floating)) else sp.N(ref, DIGITS)))
+    if isinstance(ref, (float, np.floating)):
+        return Real(str(sp.Float(ref, DIGITS)))
+    if isinstance(ref, sp.Basic):
+        return LazyReal(ref)
     raise TypeError(f"not a reference value: {ref!r}")
+
+
+class LazyReal(Real):
+    """A `Real` whose DIGITS digits are evaluated from its SymPy expression when first read: a
+    comparison stops at the first wrong leaf, so most leaves of a mistaken output are never evaluated."""
+
+    def __init__(self, expr: sp.Basic):
+        self.expr = expr
+        self._digits: str | None = None
+
+    @property
+    def digits(self) -> str:
+        if self._digits is None:
+            self._digits = str(sp.N(self.expr, DIGITS))
+        return self._digits

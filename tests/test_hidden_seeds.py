@@ -1,5 +1,7 @@
-"""The reference solution earns full marks on the hidden cases of 200 different students."""
+"""The reference solution earns full marks on the hidden cases of many different students
+(`HIDDEN_SEEDS`, default 25; `HIDDEN_SEEDS=200 make test` for a longer search)."""
 import importlib
+import os
 
 import pytest
 
@@ -9,7 +11,7 @@ from autograder.checks import grade
 
 from .conftest import ASSIGNMENTS
 
-SEEDS = 200
+SEEDS = int(os.environ.get("HIDDEN_SEEDS", "25"))
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

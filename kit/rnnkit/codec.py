@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from .compare import Real
+
 #: At most this many bytes in one encoded message, and this many leaves in one value.
 MAX_BYTES = 32 * 1024 * 1024
 MAX_ITEMS = 2_000_000
@@ -86,8 +88,8 @@ def to_plain(value: Any, depth: int = 0) -> Any:
     sympy = _sympy_number(value)
     if sympy is not None:
         return to_plain(sympy, depth)
-    if kind.__name__ == "Real" and kind.__module__ == "rnnkit.compare":
-        return {"$real": value.digits}
+    if isinstance(value, Real):  # a reference, written by the grader only (read only where trusted)
+        return {"$real": str(value.digits)}
     codec_name = getattr(kind, "codec_name", None)
     if isinstance(codec_name, str) and kind.__module__ == "rnnkit.helpers":
         return {"$helper": [codec_name, to_plain(value.codec_state(), depth + 1)]}
@@ -138,8 +140,6 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
         array[:] = [from_plain(item, trusted=trusted, depth=depth + 1) for item in items] if items else []
         return array.reshape(shape)
     if tag == "$real" and trusted and isinstance(body, str):
-        from .compare import Real
-
         return Real(body)
     if tag == "$helper" and trusted:
         from . import helpers as given

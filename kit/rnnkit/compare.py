@@ -53,17 +53,26 @@ class Verdict:
 OK = Verdict(True)
 
 
-@dataclass(frozen=True)
 class Real:
     """A reference that is not rational (through tanh, exp, ...), as a decimal string of DIGITS digits."""
 
-    digits: str
+    def __init__(self, digits: str):
+        self.digits = digits
 
     def __float__(self) -> float:
         return float(self.digits)
 
     def __str__(self) -> str:
         return format(Decimal(self.digits), ".12g")
+
+    def __repr__(self) -> str:
+        return f"Real({self.digits!r})"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Real) and self.digits == other.digits
+
+    def __hash__(self) -> int:
+        return hash(self.digits)
 
 
 def _sympy(value: Any) -> bool:

@@ -44,11 +44,11 @@ def _demo(args, root: Path) -> int:
     args.assignments, args.student = names, None
     status = _autograde(args, root)
     course.feedback(root, names)
-    grades, breakdown = course.export(root)
-    rows = report.collect(root)
-    html = report.write_html(rows, Course(root).reports / "class-report.html")
-    print(report.score_table(rows))
-    print(f"feedback in feedback/, grades in {grades.relative_to(root)} and {breakdown.relative_to(root)}, report in {html.relative_to(root)}")
+    sheets = course.export(root)
+    data = report.load(root)
+    html = report.write_html(data, Course(root).reports / "class-report.html")
+    print(report.score_table(data.rows))
+    print(f"feedback in feedback/, grades in {', '.join(str(p.relative_to(root)) for p in sheets)}, report in {html.relative_to(root)}")
     print(f"demo finished in {time.perf_counter() - start:.1f} s")
     return status
 
@@ -65,9 +65,12 @@ def _parser() -> argparse.ArgumentParser:
 
     command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
         "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
-    for name, text in (("release", "build source notebooks and run nbgrader generate_assignment"),
-                       ("feedback", "nbgrader generate_feedback for autograded submissions")):
-        command(name, text).add_argument("assignments", nargs="*")
+    release = command("release", "build source notebooks and run nbgrader generate_assignment")
+    release.add_argument("assignments", nargs="*")
+    release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
+    feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
+    feedback.add_argument("assignments", nargs="*")
+    feedback.add_argument("--student", action="append", help="only this student (repeatable)")
     grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
     grade.add_argument("assignments", nargs="*")
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
@@ -75,8 +78,11 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
         sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
         sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
-    command("export", "grades.csv (nbgrader) and questions.csv (per question)").add_argument("--out", type=Path, default=None)
-    command("report", "class report (HTML) and the score table").add_argument("--out", type=Path, default=None)
+    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
+    export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
+    export.add_argument("--student", action="append", help="only this student (repeatable)")
+    command("report", "class report (HTML) and the score table").add_argument(
+        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
     command("kit", "build the student kit's wheel (the public half only)").add_argument(
         "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
     return parser
@@ -92,18 +98,28 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(str(error)) from None
 
     if args.command == "release":
-        course.release(root, _names(args, root))
+        try:
+            course.release(root, _names(args, root), force=args.force)
+        except course.HandEdited as error:
+            raise SystemExit(str(error)) from None
     elif args.command == "autograde":
         return _autograde(args, root)
     elif args.command == "feedback":
-        course.feedback(root, _names(args, root))
+        try:
+            names = _names(args, root)  # checks the names given
+            course.feedback(root, names if args.assignments else None, students=args.student or None)
+        except FileNotFoundError as error:
+            raise SystemExit(str(error)) from None
     elif args.command == "export":
-        for path in course.export(root, args.out):
-            print(path)
+        try:
+            for path in course.export(root, args.out, students=args.student or None):
+                print(path)
+        except KeyError as error:
+            raise SystemExit(str(error.args[0])) from None
     elif args.command == "report":
-        rows = report.collect(root)
-        print(report.score_table(rows))
-        print(report.write_html(rows, args.out or Course(root).reports / "class-report.html"))
+        data = report.load(root)
+        print(report.score_table(data.rows))
+        print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
     elif args.command == "kit":
         print(kit.build(args.out, root))
     elif args.command == "demo":

@@ -52,7 +52,7 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     from .layout import Course
 
-    c.Exchange.root = str(Course(Path(root)).exchange)
+    c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
     c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
     c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
@@ -60,6 +60,18 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.TrustedExecute.memory_limit_mb = int(getattr(settings, "MEMORY_LIMIT_MB", 2048))
     c.TrustedExecute.output_limit_kb = int(getattr(settings, "OUTPUT_LIMIT_KB", 256))
     c.TrustedExecute.process_limit = int(getattr(settings, "PROCESS_LIMIT", 64))
+
+
+def ensure_exchange(path: Path) -> Path:
+    """nbgrader's exchange folder: created when missing with mode 0o777, as `nbgrader release_assignment`
+    makes it (every student writes submissions into it), so formgrader finds it from the start."""
+    if not path.is_dir():
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            path.chmod(0o777)
+        except OSError:
+            pass  # a read-only course root: nbgrader names the missing exchange when it is used
+    return path
 
 
 def _autograde_preprocessors() -> list:

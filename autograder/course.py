@@ -6,6 +6,9 @@ Every operation is plain nbgrader underneath, configured by the root's `nbgrader
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
+import multiprocessing
 import os
 import subprocess
 import sys
@@ -43,13 +46,64 @@ def assignments(root: Path) -> list[str]:
     return Course(Path(root)).assignments
 
 
-def release(root: Path, names: list[str] | None = None) -> list[Path]:
-    """Build each source notebook and run `nbgrader generate_assignment` on it."""
+#: Where `release` records what it last wrote into source/ (assignment -> sha256 of the notebook).
+BUILD_RECORD = ".build-record.json"
+
+
+class HandEdited(RuntimeError):
+    """A source notebook was changed after `release` built it; rebuilding would lose the change."""
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _build_record(course: Course) -> dict[str, str]:
+    path = course.root / "source" / BUILD_RECORD
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError, TypeError):
+        return {}
+
+
+def hand_edited(root: Path, name: str) -> Path | None:
+    """The source notebook of `name` when it holds edits that the build would overwrite, else None.
+
+    The build writes the notebook from autograder/assignments/<name>/notebook.md and
+    solutions/<name>.py. An existing notebook equal to that, or equal to what release wrote last
+    (recorded in source/.build-record.json: the template changed since), holds no hand edit."""
+    course = Course(Path(root))
+    path = course.notebook(course.source(name), name)
+    if not path.is_file():
+        return None
+    existing = path.read_text(encoding="utf-8")
+    if existing == build.notebook_text(build.build_notebook(name, course.root)):
+        return None
+    return None if _build_record(course).get(name) == _sha256(existing) else path
+
+
+def release(root: Path, names: list[str] | None = None, *, force: bool = False) -> list[Path]:
+    """Build each source notebook and run `nbgrader generate_assignment` on it.
+
+    source/ is generated: a source notebook edited by hand (in formgrader, say) is not overwritten
+    unless `force`; HandEdited names it and says where the edit belongs."""
+    course = Course(Path(root))
+    names = names or assignments(root)
+    edited = {name: path for name in names if (path := hand_edited(course.root, name))}
+    if edited and not force:
+        raise HandEdited("\n".join(
+            f"{path} was edited by hand: it differs from what release builds from "
+            f"autograder/assignments/{name}/notebook.md and solutions/{name}.py, and release would overwrite it. "
+            f"Make the change in autograder/assignments/{name}/notebook.md or solutions/{name}.py, "
+            f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
     done = []
-    for name in tqdm(names or assignments(root), desc="release", unit="assignment"):
-        build.write_source(name, root)
-        nbgrader(root, "generate_assignment", name, "--force")
-        done.append(Course(Path(root)).release(name))
+    for name in tqdm(names, desc="release", unit="assignment"):
+        path = build.write_source(name, course.root)
+        record = _build_record(course)
+        record[name] = _sha256(path.read_text(encoding="utf-8"))
+        (course.root / "source" / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        nbgrader(course.root, "generate_assignment", name, "--force")
+        done.append(course.release(name))
     return done
 
 
@@ -82,12 +136,33 @@ def _api(root: str, unsandboxed: bool = False):
     return _API[key]
 
 
-def warm(root: str, unsandboxed: bool = False) -> None:
-    """Start this worker's nbgrader API and sandbox zygote before its first submission."""
-    from .sandbox import zygote
+def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
+    """Start this worker's nbgrader API and sandbox zygote before its first submission (a forked
+    worker adopts one of the zygotes its parent started, numbered by `counter`)."""
+    from .sandbox import adopt, zygote
 
+    if counter is not None:
+        with counter.get_lock():
+            index, counter.value = counter.value, counter.value + 1
+        adopt(index)
     zygote()
     _api(root, unsandboxed)
+
+
+def prepare(names: list[str]) -> None:
+    """What every grader would otherwise compute on its first submission of each assignment:
+    nbgrader's import, the book cases' references and the mistakes' namespaces."""
+    import nbgrader.apps  # noqa: F401
+
+    from . import catalogue
+    from .assignments import get
+    from .checks import public_cases
+
+    for name in names:
+        for check in get(name).checks:
+            public_cases(check)
+        for entry in catalogue.mistakes(name):
+            entry.namespace()
 
 
 def autograde_one(root: str, assignment: str, student: str, retries: int = 3, unsandboxed: bool = False) -> Outcome:
@@ -150,7 +225,13 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                 outcomes.append(autograde_one(root, name, student, unsandboxed=unsandboxed))
                 bar.update()
         else:
-            with ProcessPoolExecutor(max_workers=workers, initializer=warm, initargs=(root, unsandboxed)) as pool:
+            context = multiprocessing.get_context("fork")
+            from .sandbox import prestart
+
+            prestart(workers)  # one zygote per worker, started side by side while this process prepares
+            prepare(sorted({name for name, _ in jobs}))
+            counter = context.Value("i", 0)
+            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm, initargs=(root, unsandboxed, counter)) as pool:
                 futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
                 for future in as_completed(futures):
                     outcomes.append(future.result())
@@ -160,25 +241,121 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     return sorted(retried, key=lambda o: (o.assignment, o.student))
 
 
-def feedback(root: Path, names: list[str] | None = None) -> None:
-    """`nbgrader generate_feedback` for every autograded submission."""
-    for name in tqdm(names or assignments(root), desc="feedback", unit="assignment"):
-        nbgrader(root, "generate_feedback", name, "--force")
+def feedback(root: Path, names: list[str] | None = None, *, students: list[str] | None = None) -> None:
+    """`nbgrader generate_feedback` for every autograded submission of the given assignments, or
+    only for `students`' (an error names a student with no autograded submission of a named assignment)."""
+    course = Course(Path(root))
+    explicit = bool(names)
+    names = names or assignments(root)
+    if students:
+        graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
+        missing = [f"autograded/{s}/{name}" for name in names for s in students if s not in graded[name]]
+        if explicit and missing or not any(set(students) & graded[name] for name in names):
+            raise FileNotFoundError(f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first")
+    for name in tqdm(names, desc="feedback", unit="assignment"):
+        if not students:
+            nbgrader(course.root, "generate_feedback", name, "--force")
+            continue
+        if not set(students) & graded[name]:
+            continue
+        others = sorted(graded[name] - set(students))
+        exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
+        nbgrader(course.root, "generate_feedback", name, "--force", *exclude)
 
 
-def export(root: Path, out: Path | None = None) -> tuple[Path, Path]:
-    """nbgrader's grade CSV, and a per-question breakdown CSV: one row per graded cell, with the
-    misconceptions its feedback named."""
-    from .report import collect
+@dataclass(frozen=True)
+class Exports:
+    """The files `export` writes (see the README's "Exports")."""
 
-    out = Path(out or Course(Path(root)).exports)
-    out.mkdir(parents=True, exist_ok=True)
-    grades = out / "grades.csv"
-    nbgrader(root, "export", "--to", str(grades.resolve()))
-    breakdown = out / "questions.csv"
-    with breakdown.open("w", newline="") as handle:
+    grades: Path
+    scores: Path
+    canvas: Path
+    questions: Path
+    question_stats: Path
+
+    def __iter__(self):
+        return iter((self.grades, self.scores, self.canvas, self.questions, self.question_stats))
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _write_csv(path: Path, header: list[str], rows) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions"])
-        for row in collect(root):
-            writer.writerow([row.assignment, row.student, row.grade_id, row.score, row.max_score, " ".join(row.misconceptions)])
-    return grades, breakdown
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def export(root: Path, out: Path | None = None, *, students: list[str] | None = None) -> Exports:
+    """Write the grade sheets to `out` (default exports/), from the gradebook and the structured
+    results of the autograded notebooks; `students` limits them to those student ids.
+
+    grades.csv: nbgrader's export columns plus `submitted`, one row per assignment and student,
+    sorted, scores to 2 decimals. scores.csv: one row per student, a column per assignment, the
+    total. canvas.csv: a Canvas gradebook import. questions.csv: one row per graded cell.
+    question_stats.csv: one row per graded cell across the class."""
+    from .report import load, question_stats
+
+    course = Course(Path(root))
+    data = load(course.root, students)
+    if students:
+        unknown = sorted(set(students) - {s.id for s in data.students})
+        if unknown:
+            raise KeyError(f"not students of the gradebook: {unknown}")
+    out = Path(out or course.exports)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def long_rows():
+        for assignment in data.assignments:
+            for student in data.students:
+                sub = data.submissions.get((assignment, student.id))
+                scores = (sub.raw_score, sub.penalty, sub.score) if sub else (0.0, 0.0, 0.0)
+                yield [assignment, data.duedates[assignment], sub.timestamp if sub else "", student.id, student.last_name,
+                       student.first_name, student.email, "yes" if sub else "no", *map(_points, scores),
+                       _points(data.max_scores[assignment])]
+
+    grades = _write_csv(out / "grades.csv", ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                                              "submitted", "raw_score", "late_submission_penalty", "score", "max_score"], long_rows())
+
+    def wide_rows():
+        for student in data.students:
+            cells = [_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
+                     for a in data.assignments]
+            missing = [a for a in data.assignments if (a, student.id) not in data.submissions]
+            yield [student.id, student.last_name, student.first_name, student.email, *cells,
+                   _points(data.total(student.id)), _points(data.max_total), " ".join(missing)]
+
+    scores = _write_csv(out / "scores.csv", ["student_id", "last_name", "first_name", "email", *data.assignments,
+                                              "total", "max_total", "not_submitted"], wide_rows())
+
+    def canvas_rows():
+        yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
+        for student in sorted(data.students, key=lambda s: (s.display.lower(), s.id)):
+            yield [student.display, "", "", student.id, "",
+                   *(_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
+                     for a in data.assignments)]
+
+    canvas = _write_csv(out / "canvas.csv", ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *data.assignments], canvas_rows())
+
+    def question_rows():
+        for row in data.rows:
+            passed = sum(1 for case in row.cases if case.get("ok"))
+            yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
+                   " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
+
+    questions = _write_csv(out / "questions.csv", ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions",
+                                                    "cases_passed", "cases"], question_rows())
+
+    def stats_rows():
+        for assignment in data.assignments:
+            for q in question_stats(data, assignment):
+                yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, _points(q.mean), q.full_marks,
+                       _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued)]
+
+    stats = _write_csv(out / "question_stats.csv", ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks",
+                                                     "full_marks_share", "zeros", "points_lost", "points_lost_uncatalogued",
+                                                     "students_uncatalogued"], stats_rows())
+    return Exports(grades, scores, canvas, questions, stats)

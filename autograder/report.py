@@ -1,11 +1,20 @@
-"""The class report: scores and named misconceptions per student and check, as a table and HTML plots."""
+"""The class as graded: scores and named misconceptions per student and check, the statistics the
+exports and the class report share, and the HTML class report.
+
+Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
+submissions and scores, and the result the grader stores with each grade cell
+(`autograder.execute.RESULT_KEY`) for the misconceptions it named. Printed feedback is never parsed.
+"""
 from __future__ import annotations
 
 import base64
 import html
 import io
+import json
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import matplotlib
@@ -18,6 +27,10 @@ import nbformat  # noqa: E402
 from . import catalogue, config  # noqa: E402
 from .layout import Course  # noqa: E402
 
+#: Scores within this of full marks (or of zero) count as full marks (or zero).
+EPS = 1e-9
+
+
 @dataclass
 class Row:
     """One graded cell of one student's submission."""
@@ -28,6 +41,75 @@ class Row:
     score: float
     max_score: float
     misconceptions: list[str] = field(default_factory=list)
+    cases: list[dict] = field(default_factory=list)
+
+    @property
+    def lost(self) -> float:
+        return max(0.0, self.max_score - self.score)
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student of the gradebook (names and email as nbgrader holds them, often empty)."""
+
+    id: str
+    first_name: str = ""
+    last_name: str = ""
+    email: str = ""
+
+    @property
+    def display(self) -> str:
+        """"Last, First" when the gradebook has a name, else the student id."""
+        name = ", ".join(part for part in (self.last_name, self.first_name) if part)
+        return name or self.id
+
+
+@dataclass(frozen=True)
+class Submission:
+    """One student's graded submission of one assignment (nbgrader's SubmittedAssignment)."""
+
+    student: str
+    assignment: str
+    raw_score: float
+    penalty: float
+    max_score: float
+    timestamp: str = ""
+
+    @property
+    def score(self) -> float:
+        """The score after the late penalty, as nbgrader's export computes it."""
+        return max(0.0, self.raw_score - self.penalty)
+
+
+@dataclass
+class ClassData:
+    """The class as the gradebook and the graded notebooks hold it."""
+
+    course_id: str
+    assignments: list[str]
+    max_scores: dict[str, float]
+    duedates: dict[str, str]
+    questions: dict[str, list[tuple[str, float]]]
+    students: list[Student]
+    submissions: dict[tuple[str, str], Submission]
+    rows: list[Row]
+
+    def submitted(self, assignment: str, student: str) -> bool:
+        return (assignment, student) in self.submissions
+
+    def missing(self, assignment: str) -> list[str]:
+        """Students of the gradebook with no graded submission of `assignment`."""
+        return [s.id for s in self.students if (assignment, s.id) not in self.submissions]
+
+    def rows_of(self, assignment: str) -> list[Row]:
+        return [row for row in self.rows if row.assignment == assignment]
+
+    def total(self, student: str) -> float:
+        return sum(sub.score for (a, s), sub in self.submissions.items() if s == student)
+
+    @property
+    def max_total(self) -> float:
+        return sum(self.max_scores.get(a, 0.0) for a in self.assignments)
 
 
 def results_in(notebook_path: Path) -> dict[str, dict]:
@@ -36,32 +118,173 @@ def results_in(notebook_path: Path) -> dict[str, dict]:
     from .execute import RESULT_KEY
 
     found: dict[str, dict] = {}
-    for cell in nbformat.read(notebook_path, as_version=4).cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if not cell.metadata.get("nbgrader", {}).get("grade") or cell.cell_type != "code":
+    with open(notebook_path, encoding="utf-8") as handle:  # plain JSON: no schema validation for each of a class's notebooks
+        cells = json.load(handle).get("cells", [])
+    for cell in cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if not meta.get("grade") or cell.get("cell_type") != "code":
             continue
         for output in cell.get("outputs", []):
             if output.get("output_type") == "execute_result" and RESULT_KEY in output.get("metadata", {}):
-                found[grade_id] = dict(output["metadata"][RESULT_KEY])
+                found[meta.get("grade_id")] = dict(output["metadata"][RESULT_KEY])
     return found
+
+
+def _grade_ids_in_order(course: Course, assignment: str) -> list[str]:
+    """The grade cells of an assignment in notebook order (source notebook, else the release)."""
+    for folder in (course.source(assignment), course.release(assignment)):
+        path = course.notebook(folder, assignment)
+        if path.is_file():
+            cells = nbformat.read(path, as_version=4).cells
+            return [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
+    return []
+
+
+def _text(value) -> str:
+    return "" if value is None else str(value)
+
+
+def load(root: Path, students: list[str] | None = None) -> ClassData:
+    """The class from the gradebook of course root `root`, with the misconceptions the grader named.
+
+    Assignments come in course_config.py order (then any other the gradebook knows); students,
+    submissions and graded cells are sorted. `students` limits the data to those student ids."""
+    from nbgrader.api import BaseCell, Grade, Gradebook, Notebook, SubmittedAssignment, SubmittedNotebook
+
+    course = Course(Path(root))
+    settings = config.load(course.root)
+    wanted = set(students) if students else None
+    order = list(settings.ASSIGNMENTS)
+    data = ClassData(settings.COURSE_ID, [], {}, {}, {}, [], {}, [])
+    with Gradebook(config.database_url(course.root, settings)) as gradebook:
+        known = {assignment.name: assignment for assignment in gradebook.assignments}
+        data.assignments = [a for a in order if a in known] + sorted(a for a in known if a not in order)
+        data.students = sorted((Student(s.id, _text(s.first_name), _text(s.last_name), _text(s.email))
+                                for s in gradebook.students if wanted is None or s.id in wanted), key=lambda s: s.id)
+        for name in data.assignments:
+            assignment = known[name]
+            data.max_scores[name] = float(assignment.max_score or 0.0)
+            data.duedates[name] = _text(assignment.duedate)
+            cells = {cell.name: float(cell.max_score or 0.0) for notebook in assignment.notebooks for cell in notebook.grade_cells}
+            ordered = [g for g in _grade_ids_in_order(course, name) if g in cells]
+            data.questions[name] = [(g, cells[g]) for g in ordered + [g for g in cells if g not in ordered]]
+            position = {g: i for i, (g, _) in enumerate(data.questions[name])}
+            submissions = (gradebook.db.query(SubmittedAssignment.student_id, SubmittedAssignment.score,
+                                              SubmittedAssignment.late_submission_penalty, SubmittedAssignment.timestamp)
+                           .filter(SubmittedAssignment.assignment_id == assignment.id).all())
+            for student, score, penalty, timestamp in submissions:
+                if wanted is None or student in wanted:
+                    data.submissions[(name, student)] = Submission(student, name, float(score or 0.0), float(penalty or 0.0),
+                                                                   data.max_scores[name], _text(timestamp))
+            grades = defaultdict(list)
+            for student, notebook, grade_id, score, maximum in (
+                    gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score)
+                    .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+                    .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+                    .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+                    .join(BaseCell, Grade.cell_id == BaseCell.id)
+                    .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
+                if (name, student) in data.submissions:
+                    grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0)))
+            for student in sorted(grades):
+                results = {}
+                for notebook in sorted({entry[0] for entry in grades[student]}):
+                    path = course.autograded(student, name) / f"{notebook}.ipynb"
+                    results[notebook] = results_in(path) if path.is_file() else {}
+                rows = []
+                for notebook, grade_id, score, maximum in grades[student]:
+                    result = results[notebook].get(grade_id, {})
+                    rows.append(Row(student, name, grade_id, score, maximum,
+                                    list(result.get("misconceptions", [])), list(result.get("cases", []))))
+                rows.sort(key=lambda row: position.get(row.grade_id, len(position)))
+                data.rows += rows
+    data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
+    return data
 
 
 def collect(root: Path) -> list[Row]:
     """Every graded cell in the gradebook, with the misconceptions the grader named."""
-    from nbgrader.api import Gradebook
+    return load(root).rows
 
-    course = Course(Path(root))
-    rows: list[Row] = []
-    with Gradebook(config.database_url(root, config.load(root))) as gradebook:
-        for assignment in gradebook.assignments:
-            for submission in gradebook.assignment_submissions(assignment.name):
-                for notebook in submission.notebooks:
-                    path = course.autograded(submission.student_id, assignment.name) / f"{notebook.name}.ipynb"
-                    results = results_in(path) if path.is_file() else {}
-                    for grade in notebook.grades:
-                        named = results.get(grade.name, {}).get("misconceptions", [])
-                        rows.append(Row(submission.student_id, assignment.name, grade.name, grade.score or 0.0, grade.max_score, list(named)))
-    return rows
+
+# ---------------------------------------------------------------------------------------------
+# Statistics shared by the exports and the report
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """One graded cell across the class."""
+
+    assignment: str
+    grade_id: str
+    max_score: float
+    submissions: int
+    mean: float
+    full_marks: int
+    zeros: int
+    lost: float
+    #: points lost on this check by submissions where no catalogued misconception was named
+    lost_uncatalogued: float
+    #: the students who lost them
+    uncatalogued: tuple[str, ...]
+
+    @property
+    def full_share(self) -> float:
+        return self.full_marks / self.submissions if self.submissions else 0.0
+
+
+def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
+    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the catalogue."""
+    by_question: dict[str, list[Row]] = defaultdict(list)
+    for row in data.rows_of(assignment):
+        by_question[row.grade_id].append(row)
+    stats = []
+    for grade_id, maximum in data.questions.get(assignment, []):
+        rows = by_question.get(grade_id, [])
+        outside = [row for row in rows if row.lost > EPS and not row.misconceptions]
+        stats.append(QuestionStats(
+            assignment, grade_id, maximum, len(rows),
+            sum(row.score for row in rows) / len(rows) if rows else 0.0,
+            sum(1 for row in rows if row.score >= row.max_score - EPS and row.max_score > 0),
+            sum(1 for row in rows if row.score <= EPS),
+            sum(row.lost for row in rows),
+            sum(row.lost for row in outside),
+            tuple(sorted(row.student for row in outside)),
+        ))
+    return stats
+
+
+@dataclass(frozen=True)
+class MisconceptionStats:
+    """One catalogued misconception as the class showed it."""
+
+    id: str
+    text: str
+    students: tuple[str, ...]
+    checks: tuple[tuple[str, int], ...]  # (grade id, students), in notebook order
+
+
+def _texts(assignment: str) -> dict[str, str]:
+    try:
+        return {entry.id: entry.text for entry in catalogue.mistakes(assignment)}
+    except (KeyError, LookupError, AttributeError):
+        return {}
+
+
+def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionStats]:
+    """The misconceptions named in `assignment`, most students first, each with its explanation once."""
+    students: dict[str, set[str]] = defaultdict(set)
+    per_check: dict[str, Counter] = defaultdict(Counter)
+    for row in data.rows_of(assignment):
+        for name in dict.fromkeys(row.misconceptions):
+            students[name].add(row.student)
+            per_check[name][row.grade_id] += 1
+    order = {g: i for i, (g, _) in enumerate(data.questions.get(assignment, []))}
+    texts = _texts(assignment)
+    found = [MisconceptionStats(name, texts.get(name, ""), tuple(sorted(who)),
+                                tuple(sorted(per_check[name].items(), key=lambda item: order.get(item[0], len(order)))))
+             for name, who in students.items()]
+    return sorted(found, key=lambda m: (-len(m.students), m.id))
 
 
 def score_table(rows: list[Row]) -> str:
@@ -78,41 +301,232 @@ def score_table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-def _figure_tag(figure) -> str:
+# ---------------------------------------------------------------------------------------------
+# The HTML report
+
+STYLE = """
+:root { --ink: #1f2933; --muted: #616e7c; --line: #d9dee4; --band: #f5f7fa; --accent: #2f5d8a; }
+* { box-sizing: border-box; }
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink);
+       margin: 0; background: #fff; }
+main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 64px; }
+header { border-bottom: 3px solid var(--accent); margin-bottom: 24px; padding-bottom: 12px; }
+h1 { font-size: 28px; margin: 0 0 4px; }
+h2 { font-size: 22px; margin: 40px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); }
+h3 { font-size: 17px; margin: 24px 0 8px; color: var(--accent); }
+.meta { color: var(--muted); margin: 0; }
+.facts { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; padding: 0; list-style: none; }
+.facts li { background: var(--band); border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
+.facts b { font-size: 18px; }
+table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+th, td { border: 1px solid var(--line); padding: 4px 10px; vertical-align: top; text-align: left; }
+th { background: var(--band); font-weight: 600; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tbody tr:nth-child(even) td { background: #fbfcfd; }
+td.missing { color: var(--muted); text-align: center; background: #eef0f3 !important; }
+td.who { font-size: 13px; max-width: 420px; }
+.id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+.note { color: var(--muted); font-size: 13px; }
+img.plot { display: block; max-width: 100%; height: auto; margin: 8px 0; }
+.plots { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+"""
+
+
+def _figure_tag(figure, alt: str) -> str:
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=90, bbox_inches="tight")
+    figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
     plt.close(figure)
-    return f'<img alt="plot" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+    return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
 
 
-def write_html(rows: list[Row], path: Path) -> Path:
-    """The class report: per assignment, the score distribution and misconception counts per check."""
-    parts = ["<!doctype html><meta charset='utf-8'><title>Class report</title><h1>Class report</h1>"]
-    for assignment in sorted({row.assignment for row in rows}):
-        mine = [row for row in rows if row.assignment == assignment]
-        totals = Counter()
-        for row in mine:
-            totals[row.student] += row.score
-        maximum = sum(row.max_score for row in mine) / max(1, len(totals))
-        figure, axis = plt.subplots(figsize=(6, 3))
-        axis.hist(list(totals.values()), bins=min(20, max(5, len(totals))), range=(0, maximum), color="tab:blue")
-        axis.set(xlabel=f"score (of {maximum:g})", ylabel="students", title=f"{assignment}: score distribution")
-        parts.append(f"<h2>{html.escape(assignment)}</h2><p>{len(totals)} submissions, mean {sum(totals.values()) / max(1, len(totals)):.2f} of {maximum:g}.</p>")
-        parts.append(_figure_tag(figure))
-        counts = Counter((row.grade_id, name) for row in mine for name in row.misconceptions)
-        if counts:
-            labels = [f"{grade_id}: {name}" for (grade_id, name), _ in counts.most_common()]
-            figure, axis = plt.subplots(figsize=(7, 0.35 * len(labels) + 1))
-            axis.barh(labels[::-1], [n for _, n in counts.most_common()][::-1], color="tab:red")
-            axis.set(xlabel="students", title=f"{assignment}: misconceptions per check")
-            axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-            parts.append(_figure_tag(figure))
-            texts = {entry.id: entry.text for entry in catalogue.mistakes(assignment)}
-            parts.append("<table border=1 cellpadding=4><tr><th>check</th><th>misconception</th><th>students</th><th>what it means</th></tr>")
-            parts += [f"<tr><td>{html.escape(g)}</td><td>{html.escape(n)}</td><td>{c}</td><td>{html.escape(texts[n])}</td></tr>" for (g, n), c in counts.most_common()]
-            parts.append("</table>")
-        else:
-            parts.append("<p>No catalogued misconception was named.</p>")
+def histogram_figure(assignment: str, totals: list[float], maximum: float):
+    """The score distribution: bins of whole points (wider for long assignments), whole-number axes."""
+    top = max(1, math.ceil(maximum))
+    width = max(1, math.ceil(top / 30))
+    edges = list(range(0, top + width, width))
+    figure, axis = plt.subplots(figsize=(5.2, 2.8))
+    axis.hist(totals, bins=edges, color="#2f5d8a", edgecolor="white")
+    axis.set(xlabel=f"score (of {maximum:g} points)", ylabel="students", title=f"{assignment}: scores")
+    axis.set_xlim(0, edges[-1])
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.spines[["top", "right"]].set_visible(False)
+    return figure
+
+
+def misconception_figure(assignment: str, found: list[MisconceptionStats]):
+    """Students per misconception, most first, on a whole-number axis."""
+    labels = [m.id for m in found][::-1]
+    counts = [len(m.students) for m in found][::-1]
+    figure, axis = plt.subplots(figsize=(5.2, 0.3 * len(labels) + 1.1))
+    axis.barh(labels, counts, color="#b5473a")
+    axis.set(xlabel="students", title=f"{assignment}: misconceptions named")
+    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.set_xlim(0, max(counts, default=0) + 0.5)
+    axis.spines[["top", "right"]].set_visible(False)
+    return figure
+
+
+def _shade(fraction: float) -> str:
+    """A background from pale red (0) through pale yellow to pale green (full marks)."""
+    hue = 120 * max(0.0, min(1.0, fraction))
+    return f"background: hsl({hue:.0f}, 60%, 88%)"
+
+
+def _num(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def _people(ids) -> str:
+    return ", ".join(f'<span class="id">{html.escape(i)}</span>' for i in ids) or "&ndash;"
+
+
+def _assignment_section(data: ClassData, assignment: str) -> list[str]:
+    parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>']
+    maximum = data.max_scores.get(assignment, 0.0)
+    totals = [sub.score for (a, _), sub in data.submissions.items() if a == assignment]
+    missing = data.missing(assignment)
+    facts = [f"<b>{len(totals)}</b> submitted", f"<b>{len(missing)}</b> not submitted", f"out of <b>{maximum:g}</b> points"]
+    if totals:
+        ordered = sorted(totals)
+        median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+        facts += [f"mean <b>{sum(totals) / len(totals):.2f}</b>", f"median <b>{median:.2f}</b>",
+                  f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b> at full marks"]
+    parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
+    if missing:
+        parts.append(f'<p class="note">Not submitted: {_people(missing)}</p>')
+    if not totals:
+        parts.append("<p>No graded submission yet.</p>")
+        return parts
+    found = misconception_stats(data, assignment)
+    plots = [_figure_tag(histogram_figure(assignment, totals, maximum), f"{assignment}: score distribution")]
+    if found:
+        plots.append(_figure_tag(misconception_figure(assignment, found), f"{assignment}: misconceptions"))
+    parts.append('<div class="plots">' + "".join(plots) + "</div>")
+
+    parts.append("<h3>Per question</h3>")
+    parts.append('<table><thead><tr><th>question</th><th class="num">points</th><th class="num">mean</th>'
+                 '<th class="num">at full marks</th><th class="num">at zero</th><th class="num">points lost</th>'
+                 '<th class="num">lost outside the catalogue</th><th>who lost them</th>'
+                 "</tr></thead><tbody>")
+    for q in question_stats(data, assignment):
+        parts.append(
+            f'<tr><td class="id">{html.escape(q.grade_id)}</td><td class="num">{q.max_score:g}</td>'
+            f'<td class="num" style="{_shade(q.mean / q.max_score if q.max_score else 1)}">{_num(q.mean)}</td>'
+            f'<td class="num">{100 * q.full_share:.0f}% ({q.full_marks})</td><td class="num">{q.zeros}</td>'
+            f'<td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
+            f'<td class="who">{_people(q.uncatalogued)}</td></tr>')
+    parts.append("</tbody></table>")
+    parts.append('<p class="note">"Lost outside the catalogue": points lost on a check where the grader named no '
+                 "catalogued misconception (a crash, a timeout, or a mistake the catalogue does not know yet).</p>")
+
+    parts.append("<h3>Misconceptions</h3>")
+    if found:
+        parts.append('<table><thead><tr><th>misconception</th><th>what it means</th><th class="num">students</th>'
+                     "<th>checks (students)</th><th>who</th></tr></thead><tbody>")
+        for m in found:
+            checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)
+            parts.append(f'<tr><td class="id">{html.escape(m.id)}</td><td>{html.escape(m.text) or "&ndash;"}</td>'
+                         f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{_people(m.students)}</td></tr>')
+        parts.append("</tbody></table>")
+    else:
+        parts.append("<p>No catalogued misconception was named.</p>")
+    return parts
+
+
+def _overview(data: ClassData) -> list[str]:
+    parts = ['<table><thead><tr><th>assignment</th><th class="num">points</th><th class="num">submitted</th>'
+             '<th class="num">not submitted</th><th class="num">mean</th><th class="num">at full marks</th>'
+             '<th class="num">misconceptions named</th></tr></thead><tbody>']
+    for a in data.assignments:
+        totals = [sub.score for (name, _), sub in data.submissions.items() if name == a]
+        maximum = data.max_scores.get(a, 0.0)
+        mean = sum(totals) / len(totals) if totals else 0.0
+        full = sum(1 for t in totals if t >= maximum - EPS)
+        parts.append(f'<tr><td><a href="#{html.escape(a)}">{html.escape(a)}</a></td><td class="num">{maximum:g}</td>'
+                     f'<td class="num">{len(totals)}</td><td class="num">{len(data.missing(a))}</td>'
+                     f'<td class="num" style="{_shade(mean / maximum if maximum and totals else 1)}">{_num(mean) if totals else "&ndash;"}</td>'
+                     f'<td class="num">{full}</td><td class="num">{len(misconception_stats(data, a))}</td></tr>')
+    parts.append("</tbody></table>")
+    return parts
+
+
+def _student_table(data: ClassData) -> list[str]:
+    parts = ['<h2 id="students">Students &times; assignments</h2>',
+             '<p class="note">Scores after any late penalty; &ndash; marks an assignment not submitted (counted as 0 in the total).</p>',
+             '<table><thead><tr><th>student</th>']
+    parts += [f'<th class="num">{html.escape(a)}<br><span class="note">of {data.max_scores[a]:g}</span></th>' for a in data.assignments]
+    parts.append(f'<th class="num">total<br><span class="note">of {data.max_total:g}</span></th></tr></thead><tbody>')
+    named = defaultdict(list)
+    for row in data.rows:
+        named[(row.assignment, row.student)] += [m for m in row.misconceptions if m not in named[(row.assignment, row.student)]]
+    for student in data.students:
+        label = html.escape(student.id) + (f' <span class="note">{html.escape(student.display)}</span>' if student.display != student.id else "")
+        cells = [f'<td class="id">{label}</td>']
+        for a in data.assignments:
+            sub = data.submissions.get((a, student.id))
+            if sub is None:
+                cells.append('<td class="missing" title="not submitted">&ndash;</td>')
+            else:
+                title = html.escape(", ".join(named[(a, student.id)]) or "no misconception named")
+                cells.append(f'<td class="num" title="{title}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
+                             f"{_num(sub.score)}</td>")
+        total = data.total(student.id)
+        cells.append(f'<td class="num" style="{_shade(total / data.max_total if data.max_total else 1)}"><b>{_num(total)}</b></td>')
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</tbody></table>")
+    return parts
+
+
+def _from_rows(rows: list[Row]) -> ClassData:
+    """Class data from graded cells alone (no roster: nobody counts as not submitted)."""
+    assignments = sorted({row.assignment for row in rows})
+    questions: dict[str, dict[str, float]] = defaultdict(dict)
+    submissions: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for row in rows:
+        questions[row.assignment].setdefault(row.grade_id, row.max_score)
+        submissions[(row.assignment, row.student)][0] += row.score
+        submissions[(row.assignment, row.student)][1] += row.max_score
+    return ClassData(
+        "", assignments, {a: sum(questions[a].values()) for a in assignments}, {a: "" for a in assignments},
+        {a: list(questions[a].items()) for a in assignments}, [Student(s) for s in sorted({row.student for row in rows})],
+        {key: Submission(key[1], key[0], score, 0.0, maximum) for key, (score, maximum) in submissions.items()}, list(rows))
+
+
+def render(data: ClassData, generated: datetime | None = None) -> str:
+    """The class report as one self-contained HTML page."""
+    generated = generated or datetime.now().astimezone()
+    stamp = generated.strftime("%Y-%m-%d %H:%M %Z").strip()
+    course = data.course_id or "(course id not set)"
+    handed_in = len(data.submissions)
+    expected = len(data.students) * len(data.assignments)
+    parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             f"<title>Class report: {html.escape(course)}</title><style>{STYLE}</style></head><body><main>",
+             f'<header><h1>Class report: <span class="id" style="font-size:inherit">{html.escape(course)}</span></h1>',
+             f'<p class="meta">Course <b>{html.escape(course)}</b> &middot; generated {html.escape(stamp)} &middot; '
+             f"{len(data.students)} students &middot; {len(data.assignments)} assignments &middot; "
+             f"{handed_in} graded submissions, {expected - handed_in} not submitted</p>"]
+    links = " &middot; ".join(f'<a href="#{html.escape(a)}">{html.escape(a)}</a>' for a in data.assignments)
+    parts.append(f'<p class="meta">{links} &middot; <a href="#students">students</a></p></header>')
+    if not data.assignments:
+        parts.append("<p>The gradebook holds no assignment yet.</p>")
+    else:
+        parts += _overview(data)
+    for assignment in data.assignments:
+        parts += _assignment_section(data, assignment)
+    if data.students:
+        parts += _student_table(data)
+    parts.append("</main></body></html>")
+    return "\n".join(parts)
+
+
+def write_html(data: ClassData | list[Row], path: Path, generated: datetime | None = None) -> Path:
+    """Write the class report to `path`: per assignment the score distribution, a per-question table
+    and the misconceptions with the students named; then the student x assignment table."""
+    if not isinstance(data, ClassData):
+        data = _from_rows(list(data))
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(parts), encoding="utf-8")
+    path.write_text(render(data, generated), encoding="utf-8")
     return path

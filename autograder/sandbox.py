@@ -61,22 +61,52 @@ def _readonly_paths() -> list[str]:
 
 
 class Zygote:
-    """The warm parent of the runners of this grader process."""
+    """The warm parent of the runners: one process, with one control channel per grader process
+    that uses it (`channels`), so that workers forked from one parent share a single warm zygote."""
 
-    def __init__(self) -> None:
+    def __init__(self, channels: int = 1) -> None:
         self.owner = os.getpid()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(channels)]
         self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
         (self.scratch / "mpl").mkdir()
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                "MPLCONFIGDIR": str(self.scratch / "mpl"), "COURSE_LANG": os.environ.get("COURSE_LANG", "en")}
-        self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", str(theirs.fileno())], pass_fds=[theirs.fileno()],
+        fds = [theirs.fileno() for _, theirs in pairs]
+        self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)], pass_fds=fds,
                                         cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        theirs.close()
-        self.control = ours
-        self.control.settimeout(120)
+        for _, theirs in pairs:
+            theirs.close()
         self.readonly = _readonly_paths()
+        self.channels = [Channel(self, ours) for ours, _ in pairs]
+
+    def close(self) -> None:
+        if os.getpid() != self.owner:  # a forked copy of this object: the zygote is not ours
+            return
+        for channel in self.channels:
+            channel.control.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class Channel:
+    """One grader process's line to the zygote: spawn a runner, kill one."""
+
+    def __init__(self, parent: Zygote, control: socket.socket):
+        self.parent, self.control = parent, control
+        self.control.settimeout(120)
         self._hello: dict | None = None
+
+    @property
+    def scratch(self) -> Path:
+        return self.parent.scratch
+
+    @property
+    def alive(self) -> bool:
+        return self.parent.process.poll() is None
 
     @property
     def isolation(self) -> str | None:
@@ -91,7 +121,7 @@ class Zygote:
         """A fresh runner whose only writable folder is `workdir`."""
         self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        request = {"op": "spawn", "workdir": str(workdir), "readonly": self.readonly,
+        request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly,
                    "output_limit": limits.output_kb * 1024,
                    "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes}}
         socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
@@ -107,34 +137,39 @@ class Zygote:
         except OSError:
             pass
 
-    def close(self) -> None:
-        if os.getpid() != self.owner:  # a forked copy of this object: the zygote is not ours
-            return
-        self.control.close()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+
+_ZYGOTES: dict[int, Channel] = {}
+_SHARED: list[Zygote] = []
 
 
-_ZYGOTES: dict[int, Zygote] = {}
-
-
-def zygote() -> Zygote:
-    """This process's zygote, started on first use (a forked worker starts its own)."""
+def zygote() -> Channel:
+    """This process's line to a zygote: started on first use, or adopted from the one its parent
+    started for its workers with `prestart`."""
     found = _ZYGOTES.get(os.getpid())
-    if found is None or found.process.poll() is not None:
-        found = _ZYGOTES[os.getpid()] = Zygote()
-        atexit.register(found.close)
+    if found is None or not found.alive:
+        own = Zygote()
+        atexit.register(own.close)
+        found = _ZYGOTES[os.getpid()] = own.channels[0]
     return found
+
+
+def prestart(workers: int) -> None:
+    """Start one zygote with a channel for each of the `workers` about to be forked from here."""
+    if not _SHARED or len(_SHARED[0].channels) < workers or _SHARED[0].process.poll() is not None:
+        _SHARED[:] = [Zygote(channels=workers)]
+        atexit.register(_SHARED[0].close)
+
+
+def adopt(index: int) -> None:
+    """In a forked worker: take channel `index` of the zygote the parent started."""
+    if _SHARED and index < len(_SHARED[0].channels) and _SHARED[0].process.poll() is None:
+        _ZYGOTES[os.getpid()] = _SHARED[0].channels[index]
 
 
 class Runner:
     """One sandboxed process of one submission."""
 
-    def __init__(self, parent: Zygote, sock: socket.socket, pid: int, limits: Limits):
+    def __init__(self, parent: Channel, sock: socket.socket, pid: int, limits: Limits):
         self.parent, self.sock, self.pid, self.limits = parent, sock, pid, limits
         self.alive = True
 

@@ -29,7 +29,7 @@ from rnnkit.selfcheck import selfcheck  # noqa: E402
 
 from autograder import config, report  # noqa: E402
 from autograder.assignments import ALL  # noqa: E402
-from autograder.course import autograde, nbgrader, release, warm  # noqa: E402
+from autograder.course import autograde, nbgrader, prepare, release, warm  # noqa: E402
 from autograder.submissions import filled, write_submission  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
 
@@ -90,7 +90,8 @@ def main() -> None:
         project = (time.perf_counter() - start) / args.students
         assert all(o.ok for o in outcomes), [o.log for o in outcomes if not o.ok]
         equal = grades(stock_root) == grades(project_root)
-        warm(str(project_root))  # this process as a warm grader: nbgrader app and zygote started
+        warm(str(project_root))  # this process as a warm grader: nbgrader app, zygote and assignment ready
+        prepare([args.assignment])
         start = time.perf_counter()
         autograde(project_root, [args.assignment], students=["student000"], workers=1)
         regrade = time.perf_counter() - start

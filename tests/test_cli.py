@@ -19,3 +19,42 @@ def test_a_missing_submission_is_reported_without_touching_the_gradebook(tmp_pat
     result = _cli(root, "autograde", "ch12_bptt", "--student", "nobody")
     assert result.returncode != 0 and "no submission at submitted/nobody/ch12_bptt" in result.stderr
     assert not (root / "gradebook.db").exists() and not (root / "autograded").exists()
+
+
+def test_release_keeps_a_hand_edited_source_notebook_unless_forced(tmp_path, monkeypatch):
+    import nbformat
+    import pytest
+
+    from autograder import build, cli, course
+
+    root = make_course(tmp_path / "course", ["ch12_bptt"])
+    monkeypatch.setattr(course, "nbgrader", lambda root, *args: None)  # generate_assignment is tested elsewhere
+    assert cli.main(["--root", str(root), "release"]) == 0
+    source = root / "source" / "ch12_bptt" / "ch12_bptt.ipynb"
+    built = source.read_text(encoding="utf-8")
+    notebook = nbformat.reads(built, as_version=4)
+    notebook.cells[0].source += "\n\nA note added in formgrader."
+    nbformat.write(notebook, source)
+    edited = source.read_text(encoding="utf-8")
+    with pytest.raises(SystemExit) as refused:
+        cli.main(["--root", str(root), "release", "ch12_bptt"])
+    for part in (str(source), "autograder/assignments/ch12_bptt/notebook.md", "solutions/ch12_bptt.py", "--force"):
+        assert part in str(refused.value)
+    assert source.read_text(encoding="utf-8") == edited
+    assert cli.main(["--root", str(root), "release", "ch12_bptt", "--force"]) == 0
+    assert source.read_text(encoding="utf-8") == built
+    # a notebook that release itself wrote is rebuilt after the template changes, without --force
+    template_changed = build.build_notebook("ch12_bptt", root)
+    template_changed.cells[0].source += "\n\nA sentence added to notebook.md."
+    monkeypatch.setattr(build, "build_notebook", lambda name, root=None: template_changed)
+    assert cli.main(["--root", str(root), "release", "ch12_bptt"]) == 0
+    assert source.read_text(encoding="utf-8") == build.notebook_text(template_changed)
+
+
+def test_feedback_for_a_student_with_nothing_autograded_says_so(tmp_path):
+    import pytest
+
+    from autograder import cli
+
+    with pytest.raises(SystemExit, match="no autograded submission at autograded/nobody/ch12_bptt"):
+        cli.main(["--root", str(make_course(tmp_path / "course")), "feedback", "ch12_bptt", "--student", "nobody"])

@@ -80,5 +80,6 @@ def test_a_killed_runner_is_named_and_costs_only_its_cells(graded_class):
 
 def test_the_sandbox_hides_the_instructor_package(graded_class):
     path = graded_class.root / "autograded" / "engine-import" / A / f"{A}.ipynb"
-    errors = [o for cell in nbformat.read(path, as_version=4).cells for o in cell.get("outputs", []) if o.output_type == "error"]
-    assert errors and all("No module named 'autograder'" in o.evalue for o in errors)
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if "from autograder" in cell.source]
+    errors = [o.evalue for cell in cells for o in cell.get("outputs", []) if o.output_type == "error"]
+    assert cells and len(errors) == len(cells) and all("No module named 'autograder'" in e for e in errors), errors

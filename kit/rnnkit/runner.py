@@ -1,8 +1,9 @@
 """The runner side of grading: student cells and calls, in a sandboxed process.
 
-`python -I -m rnnkit.runner CONTROL_FD` starts the warm zygote: it imports numpy, matplotlib,
-IPython and the kit once, reports the isolation this machine gives, then waits on the control
-socket. For every submission the grader sends a `spawn` request with one end of a fresh socket;
+`python -I -m rnnkit.runner CONTROL_FD...` starts the warm zygote: it imports numpy, matplotlib,
+IPython and the kit once, reports the isolation this machine gives, then waits on its control
+sockets (one per grader process). For every submission a grader sends a `spawn` request with one
+end of a fresh socket;
 the zygote forks, the child enters the jail (`rnnkit.jail`) and serves the grader on that socket:
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it;
@@ -20,6 +21,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: a fork into new namesp
 os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 import json  # noqa: E402
+import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
@@ -107,53 +109,68 @@ def _child(connection: socket.socket, request: dict) -> None:
         os._exit(status)
 
 
-def zygote(control: socket.socket) -> None:
-    """The warm parent: fork a sandboxed child per `spawn`, `kill` one on request."""
+def zygote(controls: list[socket.socket]) -> None:
+    """The warm parent: on each control channel (one per grader process), fork a sandboxed child
+    per `spawn` and kill one on request; stop when every channel is closed."""
     children: set[int] = set()
     warm_up()
-    control.send(json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode())
-    while True:
-        try:
-            raw, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
-        except OSError:
-            return
-        if not raw:
-            return
-        while children:  # reap the finished
+    hello = json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode()
+    selector = selectors.DefaultSelector()
+    for control in controls:
+        control.send(hello)
+        selector.register(control, selectors.EVENT_READ)
+    while selector.get_map():
+        for key, _ in selector.select():
+            control = key.fileobj
             try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                children.clear()
-                break
-            if not pid:
-                break
-            children.discard(pid)
-        request = json.loads(raw)
-        if request.get("op") == "spawn":
-            connection = socket.socket(fileno=fds[0])
-            pid = os.fork()
-            if pid == 0:
+                raw, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+            except OSError:
+                raw, fds = b"", []
+            if not raw:
+                selector.unregister(control)
                 control.close()
-                _child(connection, request)
-            connection.close()
-            children.add(pid)
-            control.send(json.dumps({"pid": pid}).encode())
-        elif request.get("op") == "kill":
-            for fd in fds:
-                os.close(fd)
-            pid = request.get("pid")
-            if pid in children:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
-                children.discard(pid)
-            control.send(b'{"killed": true}')
+                continue
+            _reap(children)
+            request = json.loads(raw)
+            if request.get("op") == "spawn":
+                connection = socket.socket(fileno=fds[0])
+                pid = os.fork()
+                if pid == 0:
+                    for other in controls:
+                        other.close()
+                    _child(connection, request)
+                connection.close()
+                children.add(pid)
+                control.send(json.dumps({"pid": pid}).encode())
+            elif request.get("op") == "kill":
+                for fd in fds:
+                    os.close(fd)
+                pid = request.get("pid")
+                if pid in children:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                    except (ProcessLookupError, ChildProcessError):
+                        pass
+                    children.discard(pid)
+                control.send(b'{"killed": true}')
+
+
+def _reap(children: set[int]) -> None:
+    """Collect the children that have finished."""
+    while children:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            children.clear()
+            return
+        if not pid:
+            return
+        children.discard(pid)
 
 
 if __name__ == "__main__":
     import ctypes
 
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the grader
-    zygote(socket.socket(fileno=int(sys.argv[1])))
+    zygote([socket.socket(fileno=int(fd)) for fd in sys.argv[1:]])

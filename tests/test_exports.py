@@ -1,0 +1,122 @@
+"""The grade sheets: rounded and sorted, "not submitted" told apart from 0, one row per student,
+a Canvas import and the per-question sheets, all from the one graded class."""
+import csv
+import re
+
+import pytest
+
+from autograder import catalogue, cli
+from autograder.course import export
+
+from .conftest import ASSIGNMENTS
+
+pytestmark = pytest.mark.nbgrader
+
+POINTS = re.compile(r"^\d+\.\d\d$")
+
+
+def _read(path):
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def sheets(graded_class, tmp_path_factory):
+    return export(graded_class.root, tmp_path_factory.mktemp("exports"))
+
+
+@pytest.fixture(scope="module")
+def students(graded_class):
+    return sorted({student for (_, student) in graded_class.table})
+
+
+def _total(graded_class, assignment, student):
+    rows = graded_class.table[(assignment, student)].values()
+    return sum(row.score for row in rows), sum(row.max_score for row in rows)
+
+
+def test_grades_csv_is_rounded_sorted_and_tells_not_submitted_from_zero(graded_class, sheets, students):
+    rows = _read(sheets.grades)
+    assert list(rows[0]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+                             "submitted", "raw_score", "late_submission_penalty", "score", "max_score"]
+    assert [(r["assignment"], r["student_id"]) for r in rows] == [(a, s) for a in ASSIGNMENTS for s in students]
+    for row in rows:
+        assert all(POINTS.match(row[key]) for key in ("raw_score", "late_submission_penalty", "score", "max_score")), row
+        handed_in = (row["assignment"], row["student_id"]) in graded_class.table
+        assert row["submitted"] == ("yes" if handed_in else "no")
+        score, maximum = _total(graded_class, row["assignment"], row["student_id"]) if handed_in else (0.0, None)
+        assert row["score"] == f"{score:.2f}"
+        if maximum is not None:
+            assert row["max_score"] == f"{maximum:.2f}"
+    if len(ASSIGNMENTS) > 1:
+        assert {r["submitted"] for r in rows} == {"yes", "no"}  # a mutant hands in one assignment only
+
+
+def test_scores_csv_has_one_row_per_student_a_column_per_assignment_and_the_total(graded_class, sheets, students):
+    rows = _read(sheets.scores)
+    assert list(rows[0]) == ["student_id", "last_name", "first_name", "email", *ASSIGNMENTS, "total", "max_total", "not_submitted"]
+    assert [r["student_id"] for r in rows] == students
+    for row in rows:
+        missing = [a for a in ASSIGNMENTS if (a, row["student_id"]) not in graded_class.table]
+        assert [a for a in ASSIGNMENTS if row[a] == ""] == missing == row["not_submitted"].split()
+        for assignment in set(ASSIGNMENTS) - set(missing):
+            assert row[assignment] == f"{_total(graded_class, assignment, row['student_id'])[0]:.2f}"
+        assert float(row["total"]) == pytest.approx(sum(float(row[a] or 0) for a in ASSIGNMENTS), abs=0.01 * len(ASSIGNMENTS))
+    reference = next(r for r in rows if r["student_id"] == "reference")
+    assert reference["total"] == reference["max_total"]
+
+
+def test_canvas_csv_has_the_import_columns_points_possible_and_blank_for_not_submitted(sheets, students):
+    with sheets.canvas.open(newline="", encoding="utf-8") as handle:
+        header, possible, *rows = list(csv.reader(handle))
+    assert header == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *ASSIGNMENTS]
+    wide = {r["student_id"]: r for r in _read(sheets.scores)}
+    assert possible[0] == "Points Possible" and all(POINTS.match(value) for value in possible[5:])
+    assert sorted(row[3] for row in rows) == students
+    for row in rows:
+        assert row[5:] == [wide[row[3]][a] for a in ASSIGNMENTS]
+
+
+def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(graded_class, sheets):
+    rows = _read(sheets.questions)
+    assert list(rows[0]) == ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"]
+    assert len(rows) == sum(len(cells) for cells in graded_class.table.values())
+    keys = [(ASSIGNMENTS.index(r["assignment"]), r["student_id"]) for r in rows]
+    assert keys == sorted(keys)
+    assert all(POINTS.match(r["score"]) and POINTS.match(r["max_score"]) for r in rows)
+    for entry in catalogue.mistakes(ASSIGNMENTS[0]):
+        (named,) = [r for r in rows if (r["assignment"], r["student_id"], r["grade_id"]) == (ASSIGNMENTS[0], entry.id, entry.function)]
+        assert entry.id in named["misconceptions"].split()
+    reference = [r for r in rows if r["student_id"] == "reference"]
+    assert reference and all(r["cases_passed"] == r["cases"] != "" for r in reference)
+
+
+def test_question_stats_agree_with_the_per_question_sheet(sheets):
+    cells = {}
+    for row in _read(sheets.questions):
+        cells.setdefault((row["assignment"], row["grade_id"]), []).append(row)
+    stats = _read(sheets.question_stats)
+    assert {(s["assignment"], s["grade_id"]) for s in stats} == set(cells)
+    for stat in stats:
+        rows = cells[(stat["assignment"], stat["grade_id"])]
+        scores = [float(r["score"]) for r in rows]
+        assert int(stat["submissions"]) == len(rows)
+        assert float(stat["mean"]) == pytest.approx(sum(scores) / len(scores), abs=0.006)
+        assert int(stat["full_marks"]) == sum(1 for r in rows if r["score"] == r["max_score"])
+        assert int(stat["zeros"]) == sum(1 for s in scores if s == 0)
+        outside = [r for r in rows if r["misconceptions"] == "" and r["score"] != r["max_score"]]
+        assert int(stat["students_uncatalogued"]) == len(outside)
+        assert float(stat["points_lost_uncatalogued"]) == pytest.approx(
+            sum(float(r["max_score"]) - float(r["score"]) for r in outside), abs=0.01 * len(rows))
+        assert "stub" in {r["student_id"] for r in outside}  # the stub loses every point and names nothing
+
+
+def test_export_takes_students_on_the_command_line(graded_class, tmp_path, capsys):
+    assert cli.main(["--root", str(graded_class.root), "export", "--out", str(tmp_path), "--student", "stub", "--student", "reference"]) == 0
+    assert [r["student_id"] for r in _read(tmp_path / "scores.csv")] == ["reference", "stub"]
+    assert {r["student_id"] for r in _read(tmp_path / "grades.csv")} == {"reference", "stub"}
+    assert {r["student_id"] for r in _read(tmp_path / "questions.csv")} == {"reference", "stub"}
+    assert str(tmp_path / "canvas.csv") in capsys.readouterr().out
+    with pytest.raises(SystemExit, match="nobody"):
+        cli.main(["--root", str(graded_class.root), "export", "--out", str(tmp_path / "no"), "--student", "nobody"])
+    assert not (tmp_path / "no").exists()

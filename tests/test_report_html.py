@@ -1,0 +1,135 @@
+"""The class report: per-question statistics, the students behind each misconception, points lost
+outside the catalogue, a student x assignment table, whole-number axes, and a page that renders."""
+import html
+import re
+import subprocess
+from collections import defaultdict
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from autograder import catalogue, cli, report
+from autograder.layout import Course
+
+from .conftest import ASSIGNMENTS
+
+pytestmark = pytest.mark.nbgrader
+
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def data(graded_class):
+    return report.load(graded_class.root)
+
+
+@pytest.fixture(scope="module")
+def page(data, tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "class-report.html"
+    return report.write_html(data, path, generated=datetime(2025, 3, 14, 9, 26).astimezone())
+
+
+def _section(text: str, anchor: str) -> str:
+    start = text.index(f'<h2 id="{anchor}">')
+    end = text.find("<h2", start + 1)
+    return text[start:end if end > 0 else len(text)]
+
+
+def _row(section: str, first_cell: str) -> str:
+    (row,) = re.findall(rf'<tr><td class="id">{re.escape(first_cell)}</td>.*?</tr>', section, flags=re.S)
+    return row
+
+
+def _cells(graded_class, assignment):
+    cells = defaultdict(list)
+    for (a, _), rows in graded_class.table.items():
+        if a == assignment:
+            for grade_id, row in rows.items():
+                cells[grade_id].append(row)
+    return cells
+
+
+def test_the_report_names_the_course_the_date_and_who_did_not_submit(graded_class, data, page):
+    text = page.read_text(encoding="utf-8")
+    course_id = Course(graded_class.root).settings.COURSE_ID
+    assert f"<title>Class report: {course_id}</title>" in text and "generated 2025-03-14 09:26" in text
+    for assignment in ASSIGNMENTS:
+        missing = [s for s in {s for (_, s) in graded_class.table} if (assignment, s) not in graded_class.table]
+        section = _section(text, assignment)
+        assert f"<b>{len(missing)}</b> not submitted" in section
+        assert all(f'<span class="id">{html.escape(s)}</span>' in section for s in missing)
+
+
+def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue(graded_class, page):
+    text = page.read_text(encoding="utf-8")
+    for assignment in ASSIGNMENTS:
+        section = _section(text, assignment)
+        for grade_id, rows in _cells(graded_class, assignment).items():
+            row = _row(section, grade_id)
+            full = sum(1 for r in rows if r.score >= r.max_score)
+            outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions)
+            numbers = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row)
+            assert numbers[1:6] == [f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})",
+                                    str(sum(1 for r in rows if r.score == 0)), f"{sum(r.max_score - r.score for r in rows):.2f}",
+                                    f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}"], (assignment, grade_id)
+            assert re.findall(r'<span class="id">([^<]*)</span>', row) == [html.escape(s) for s in outside]
+
+
+def test_each_misconception_is_explained_once_with_the_students_who_hold_it(graded_class, page):
+    text = page.read_text(encoding="utf-8")
+    for assignment in ASSIGNMENTS:
+        section = _section(text, assignment)
+        holders = defaultdict(set)
+        for (a, student), rows in graded_class.table.items():
+            for row in rows.values():
+                if a == assignment:
+                    for name in row.misconceptions:
+                        holders[name].add(student)
+        assert holders, assignment
+        for entry in catalogue.mistakes(assignment):
+            if entry.id in holders:
+                assert section.count(html.escape(entry.text)) == 1, entry.id
+                row = _row(section, entry.id)
+                named = set(re.findall(r'<td class="who">(.*?)</td>', row)[0].split(", "))
+                assert named == {f'<span class="id">{html.escape(s)}</span>' for s in holders[entry.id]}
+
+
+def test_the_student_table_has_every_student_and_marks_not_submitted(data, page):
+    table = _section(page.read_text(encoding="utf-8"), "students")
+    assert table.count("<tr>") == len(data.students) + 1
+    assert table.count('title="not submitted"') == sum(len(data.missing(a)) for a in data.assignments)
+
+
+def test_plot_axes_count_whole_students_and_points():
+    figure = report.histogram_figure("a", [1.5, 2.0, 2.25], 3.0)
+    axis = figure.axes[0]
+    assert all(float(t).is_integer() for t in (*axis.get_xticks(), *axis.get_yticks()))
+    found = [report.MisconceptionStats("m", "text", ("s",), (("check", 1),))]
+    assert all(float(t).is_integer() for t in report.misconception_figure("a", found).axes[0].get_xticks())
+
+
+def test_the_report_command_writes_the_page(graded_class, tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
+    assert "misconceptions named" in capsys.readouterr().out and out.read_text(encoding="utf-8").count("<img") >= len(ASSIGNMENTS)
+
+
+@pytest.mark.skipif(not CHROMIUM.is_file(), reason="no /usr/bin/chromium on this machine to render the report")
+def test_the_report_renders_in_headless_chromium(page, tmp_path):
+    from matplotlib import image
+
+    shot = tmp_path / "report.png"
+    result = subprocess.run(
+        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000", page.as_uri()],
+        capture_output=True, text=True, timeout=120)
+    assert shot.is_file(), result.stderr[-2000:]
+    pixels = image.imread(shot)[..., :3]
+    assert pixels.shape[:2] == (2000, 1200)
+    ink = (pixels.min(axis=2) < 0.5).mean()  # text, plots and table rules
+    colour = (pixels.max(axis=2) - pixels.min(axis=2) > 0.2).mean()  # the plots' bars and the shaded cells
+    assert 0.01 < ink < 0.6 and colour > 0.005, (ink, colour)
+    top = pixels[:120].min(axis=2)
+    assert (top < 0.5).mean() > 0.005  # the title is drawn at the top

@@ -279,7 +279,7 @@ def test_no_network(workdir: Path):
 
 
 def test_background_processes_die_with_the_sandbox(workdir: Path):
-    command = ["sleep", "300"]
+    command = ["sleep", "297.25"]  # a duration no other test uses
     before = _processes(command)
 
     def body(child):

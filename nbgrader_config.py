@@ -4,8 +4,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, ROOT)
-import course_config  # noqa: E402
-from autograder.config import nbgrader_settings  # noqa: E402
+from autograder.config import load, nbgrader_settings  # noqa: E402
 
 c = get_config()  # noqa: F821 (provided by traitlets)
-nbgrader_settings(c, ROOT, course_config)
+nbgrader_settings(c, ROOT, load(ROOT))

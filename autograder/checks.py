@@ -83,10 +83,15 @@ def seed(student: str, assignment: str, check: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-@lru_cache(maxsize=None)
 def public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
     """The book's cases, labelled for messages, with their expected values (the same for every
-    student: computed once per process)."""
+    student: computed once per process; the inputs handed out as copies)."""
+    return [(Case(copy.deepcopy(case.args), copy.deepcopy(case.kwargs), case.label), public, expected)
+            for case, public, expected in _public_cases(check)]
+
+
+@lru_cache(maxsize=None)
+def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
     return [(Case(c.args, c.kwargs, messages.text("check.case_public", label=c.label)), True, check.expected(c)) for c in check.public()]
 
 

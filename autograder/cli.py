@@ -114,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             for path in course.export(root, args.out, students=args.student or None):
                 print(path)
-        except KeyError as error:
-            raise SystemExit(str(error.args[0])) from None
+        except course.UnknownStudent as error:
+            raise SystemExit(str(error)) from None
     elif args.command == "report":
         data = report.load(root)
         print(report.score_table(data.rows))

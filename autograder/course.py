@@ -242,15 +242,17 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
 
 
 def feedback(root: Path, names: list[str] | None = None, *, students: list[str] | None = None) -> None:
-    """`nbgrader generate_feedback` for every autograded submission of the given assignments, or
-    only for `students`' (an error names a student with no autograded submission of a named assignment)."""
+    """`nbgrader generate_feedback` for every autograded submission of the given assignments.
+
+    `students` limits it to those students; a student with no autograded submission of an
+    assignment named in `names` (or of any assignment, when `names` is empty) is an error."""
     course = Course(Path(root))
     explicit = bool(names)
     names = names or assignments(root)
     if students:
         graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
         missing = [f"autograded/{s}/{name}" for name in names for s in students if s not in graded[name]]
-        if explicit and missing or not any(set(students) & graded[name] for name in names):
+        if (explicit and missing) or not any(set(students) & graded[name] for name in names):
             raise FileNotFoundError(f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first")
     for name in tqdm(names, desc="feedback", unit="assignment"):
         if not students:
@@ -261,6 +263,10 @@ def feedback(root: Path, names: list[str] | None = None, *, students: list[str] 
         others = sorted(graded[name] - set(students))
         exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
         nbgrader(course.root, "generate_feedback", name, "--force", *exclude)
+
+
+class UnknownStudent(LookupError):
+    """A student id the gradebook does not hold."""
 
 
 @dataclass(frozen=True)
@@ -304,7 +310,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     if students:
         unknown = sorted(set(students) - {s.id for s in data.students})
         if unknown:
-            raise KeyError(f"not students of the gradebook: {unknown}")
+            raise UnknownStudent(f"not students of the gradebook: {unknown}")
     out = Path(out or course.exports)
     out.mkdir(parents=True, exist_ok=True)
 

@@ -321,13 +321,18 @@ h3 { font-size: 17px; margin: 24px 0 8px; color: var(--accent); }
 table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
 th, td { border: 1px solid var(--line); padding: 4px 10px; vertical-align: top; text-align: left; }
 th { background: var(--band); font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fbfcfd; }
 td.missing { color: var(--muted); text-align: center; background: #eef0f3 !important; }
-td.who { font-size: 13px; max-width: 420px; }
+td.who { font-size: 13px; max-width: 300px; }
+table.wide { table-layout: fixed; width: 100%; }
+table.wide td { overflow-wrap: anywhere; }
 .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .note { color: var(--muted); font-size: 13px; }
 img.plot { display: block; max-width: 100%; height: auto; margin: 8px 0; }
+details.note { margin: 4px 0 8px; }
+summary { cursor: pointer; }
 .plots { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 """
 
@@ -393,8 +398,10 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
         facts += [f"mean <b>{sum(totals) / len(totals):.2f}</b>", f"median <b>{median:.2f}</b>",
                   f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b> at full marks"]
     parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
-    if missing:
+    if 0 < len(missing) <= 12:
         parts.append(f'<p class="note">Not submitted: {_people(missing)}</p>')
+    elif missing:
+        parts.append(f'<details class="note"><summary>Not submitted: {len(missing)} students</summary>{_people(missing)}</details>')
     if not totals:
         parts.append("<p>No graded submission yet.</p>")
         return parts
@@ -405,7 +412,9 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     parts.append('<div class="plots">' + "".join(plots) + "</div>")
 
     parts.append("<h3>Per question</h3>")
-    parts.append('<table><thead><tr><th>question</th><th class="num">points</th><th class="num">mean</th>'
+    parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:7%"><col style="width:7%">'
+                 '<col style="width:11%"><col style="width:7%"><col style="width:8%"><col style="width:11%"><col style="width:28%">'
+                 '</colgroup><thead><tr><th>question</th><th class="num">points</th><th class="num">mean</th>'
                  '<th class="num">at full marks</th><th class="num">at zero</th><th class="num">points lost</th>'
                  '<th class="num">lost outside the catalogue</th><th>who lost them</th>'
                  "</tr></thead><tbody>")
@@ -422,7 +431,9 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
 
     parts.append("<h3>Misconceptions</h3>")
     if found:
-        parts.append('<table><thead><tr><th>misconception</th><th>what it means</th><th class="num">students</th>'
+        parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:37%"><col style="width:9%">'
+                     '<col style="width:17%"><col style="width:16%"></colgroup>'
+                     '<thead><tr><th>misconception</th><th>what it means</th><th class="num">students</th>'
                      "<th>checks (students)</th><th>who</th></tr></thead><tbody>")
         for m in found:
             checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)

@@ -2,7 +2,12 @@
 import subprocess
 import sys
 
-from .conftest import make_course
+import nbformat
+import pytest
+
+from autograder import build, cli, course
+
+from .conftest import ASSIGNMENTS, make_course
 
 
 def _cli(root, *args):
@@ -22,11 +27,6 @@ def test_a_missing_submission_is_reported_without_touching_the_gradebook(tmp_pat
 
 
 def test_release_keeps_a_hand_edited_source_notebook_unless_forced(tmp_path, monkeypatch):
-    import nbformat
-    import pytest
-
-    from autograder import build, cli, course
-
     root = make_course(tmp_path / "course", ["ch12_bptt"])
     monkeypatch.setattr(course, "nbgrader", lambda root, *args: None)  # generate_assignment is tested elsewhere
     assert cli.main(["--root", str(root), "release"]) == 0
@@ -52,9 +52,23 @@ def test_release_keeps_a_hand_edited_source_notebook_unless_forced(tmp_path, mon
 
 
 def test_feedback_for_a_student_with_nothing_autograded_says_so(tmp_path):
-    import pytest
-
-    from autograder import cli
-
     with pytest.raises(SystemExit, match="no autograded submission at autograded/nobody/ch12_bptt"):
         cli.main(["--root", str(make_course(tmp_path / "course")), "feedback", "ch12_bptt", "--student", "nobody"])
+
+
+def test_feedback_for_some_students_leaves_the_others_alone(graded_class):
+    assignment, chosen = ASSIGNMENTS[0], ["reference", "stub"]
+    folder = graded_class.root / "feedback"
+
+    def stamps(student):
+        return {p.name: p.stat().st_mtime_ns for p in (folder / student / assignment).glob("*.html")}
+
+    others = {s: stamps(s) for (a, s) in graded_class.table if a == assignment and s not in chosen}
+    before = {s: stamps(s) for s in chosen}
+    assert cli.main(["--root", str(graded_class.root), "feedback", assignment, "--student", chosen[0], "--student", chosen[1]]) == 0
+    for student in chosen:
+        after = stamps(student)
+        assert f"{assignment}.html" in after and after != before[student], student
+    assert {s: stamps(s) for s in others} == others
+    with pytest.raises(SystemExit, match=f"autograded/nobody/{assignment}"):
+        cli.main(["--root", str(graded_class.root), "feedback", assignment, "--student", "nobody"])

@@ -20,6 +20,7 @@ from functools import lru_cache
 from typing import Callable
 
 from rnnkit import messages
+from rnnkit.helpers import fresh
 
 from .solution_source import function_sources, solutions_path, strip_markers
 
@@ -69,8 +70,14 @@ class Mistake:
         return "\n\n\n".join(parts)
 
     def namespace(self) -> dict:
-        """A fresh copy of the reference solution module with this mistake's cell run in it."""
-        return _namespace(self)
+        """The reference solution module with this mistake's cell run in it (built once). Functions
+        that keep memory in mutable defaults are put back pristine on every call of this method,
+        so a mistake's output never depends on what ran before (a regrade draws the same cases)."""
+        namespace = _namespace(self)
+        for name, fn in namespace.items():
+            if inspect.isfunction(fn) and any(isinstance(v, (dict, list, set)) for v in (fn.__defaults__ or ())):
+                namespace[name] = fresh(fn)
+        return namespace
 
 
 def mistake(function: str) -> Callable[[Callable], Callable]:

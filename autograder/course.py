@@ -102,7 +102,9 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
         record = _build_record(course)
         record[name] = _sha256(path.read_text(encoding="utf-8"))
         (course.root / "source" / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        nbgrader(course.root, "generate_assignment", name, "--force")
+        result = _api(str(course.root)).generate_assignment(name, force=True)  # in this process: one nbgrader start for all
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}")
         done.append(course.release(name))
     return done
 

@@ -20,7 +20,7 @@ from autograder.submissions import filled, write_submission
 from . import hostile
 
 #: Short limits, so that loops and hangs cost seconds.
-LIMITS = "\nCELL_TIMEOUT = 8\nCALL_TIMEOUT = 2\n"
+LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\n"
 #: What grading may write in the course root; everything else must stay byte-identical.
 GRADING_WRITES = ("gradebook.db", "autograded")
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass
 # imported numpy before this module; callers should set it themselves before importing numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-__all__ = ["Limits", "available", "enter", "enter_unsandboxed"]
+__all__ = ["Limits", "available", "enter"]
 
 
 @dataclass(frozen=True)
@@ -778,15 +778,6 @@ def enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[int
     before the inner process is forked; the caller must os._exit() whatever happens.
     """
     _enter(workdir, readonly, limits, tuple(keep_fds), probing=False)
-
-
-def enter_unsandboxed(workdir: str, limits: Limits, keep_fds: tuple[int, ...] = ()) -> None:
-    """What enter() does where there are no namespaces: a session of its own, PR_SET_PDEATHSIG,
-    descriptors other than 0, 1, 2 and `keep_fds` closed, the rlimits; then chdir to `workdir`.
-    The caller keeps every right it had (and for a root caller RLIMIT_NPROC does not apply)."""
-    _unsandboxed(limits, tuple(keep_fds))
-    with _step(f"chdir {workdir}"):
-        os.chdir(workdir)
 
 
 def _unsandboxed(limits: Limits, keep_fds: tuple[int, ...]) -> None:

@@ -6,6 +6,10 @@
 
 COURSE_ID = "rnn-chapters"
 
+#: Language of the notebooks, messages, feedback, report and exports: "en" or "zh" (the
+#: environment variable COURSE_LANG overrides it for one command).
+COURSE_LANG = "en"
+
 #: Assignments in release order (their checks and points are in autograder/assignments/<name>/).
 ASSIGNMENTS = ["ch11_rnn_state", "ch12_bptt", "ch12_gates", "ch12_boundaries"]
 
@@ -24,6 +28,8 @@ OUTPUT_LIMIT_KB = 256
 PROCESS_LIMIT = 64
 #: Hidden cases drawn per check (besides the book's public cases).
 HIDDEN_CASES = 6
+#: After grading, the feedback shows the inputs and expected value of a check's first failed hidden case.
+FEEDBACK_SHOWS_HIDDEN_CASE = True
 #: Parallel autograde workers on this machine.
 WORKERS = 2
 #: Gradebook database; relative SQLite paths are resolved against the course root.

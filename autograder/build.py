@@ -12,6 +12,13 @@ Inside setup and code cells a line `%include package.module:function` is replace
 function's source, so a helper given to students is written once.
 
 Because solution cells are copied from the solution module, the two cannot drift apart.
+
+The Chinese edition (`COURSE_LANG = "zh"`) takes its teaching text from `notebook.zh.md`, which
+holds only `%% markdown` cells: one for each markdown cell of `notebook.md`, in the same order. Code,
+formulas and contracts are shared, so the two editions cannot differ in what a student writes.
+
+Every notebook ends with a locked summary cell (`check.summary()`, grade id `summary`): in the
+student's notebook it counts the checks right so far; at grading the grader writes it.
 """
 from __future__ import annotations
 
@@ -29,6 +36,8 @@ from .layout import Course
 from .solution_source import function_sources
 
 NBGRADER = {"schema_version": 3, "task": False}
+#: The grade id of the closing summary cell.
+SUMMARY = "summary"
 
 
 def parse(text: str) -> list[tuple[str, list[str], str]]:
@@ -72,23 +81,43 @@ def check_source(name: str) -> str:
     )
 
 
+def template_cells(assignment: str, lang: str) -> list[tuple[str, list[str], str]]:
+    """The template's cells in language `lang`: `notebook.md`, with the markdown cells of
+    `notebook.<lang>.md` in place of the English ones."""
+    template = get(assignment).template
+    cells = parse(template.read_text(encoding="utf-8"))
+    if lang == "en":
+        return cells
+    edition = template.with_name(f"notebook.{lang}.md")
+    texts = parse(edition.read_text(encoding="utf-8"))
+    wrong = [kind for kind, _, _ in texts if kind != "markdown"]
+    markdown = [index for index, (kind, _, _) in enumerate(cells) if kind == "markdown"]
+    if wrong or len(texts) != len(markdown):
+        raise ValueError(f"{edition} must hold exactly {len(markdown)} %% markdown cells (one per markdown cell of "
+                         f"{template.name}); it holds {len(texts)} cells, {len(wrong)} of them not markdown")
+    for index, (_, _, body) in zip(markdown, texts):
+        cells[index] = ("markdown", [], body)
+    return cells
+
+
 def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.NotebookNode:
-    """The nbgrader source notebook of one assignment."""
+    """The nbgrader source notebook of one assignment, in the course language."""
     sources = function_sources(assignment)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    spec = get(assignment)
-    for index, (kind, args, body) in enumerate(parse(spec.template.read_text(encoding="utf-8"))):
+    cells = [*template_cells(assignment, config.language(root)), ("summary", [], "check.summary()")]
+    for index, (kind, args, body) in enumerate(cells):
         if kind == "markdown":
             cell = nbformat.v4.new_markdown_cell(body)
         elif kind == "code":
             cell = nbformat.v4.new_code_cell(_expand_includes(body))
-        elif kind == "setup":
+        elif kind in ("setup", "summary"):
             cell = nbformat.v4.new_code_cell(_expand_includes(body))
-            cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": f"setup-{index}"}
+            grade_id = SUMMARY if kind == "summary" else f"setup-{index}"
+            cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": grade_id}
         elif kind == "solution":
             missing = [name for name in args if name not in sources]
             if missing:

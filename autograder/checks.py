@@ -83,16 +83,18 @@ def seed(student: str, assignment: str, check: str) -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
-    """The book's cases, labelled for messages, with their expected values (the same for every
-    student: computed once per process; the inputs handed out as copies)."""
-    return [(Case(copy.deepcopy(case.args), copy.deepcopy(case.kwargs), case.label), public, expected)
+def public_cases(check: Check, *, labelled: bool = True) -> list[tuple[Case, bool, Any]]:
+    """The book's cases with their expected values (the same for every student: computed once per
+    process; the inputs handed out as copies), labelled for messages in the course language unless
+    `labelled` is False (the kit stores the bare labels and labels them where it runs)."""
+    return [(Case(copy.deepcopy(case.args), copy.deepcopy(case.kwargs),
+                  messages.text("check.case_public", label=messages.case_label(case.label)) if labelled else case.label), public, expected)
             for case, public, expected in _public_cases(check)]
 
 
 @lru_cache(maxsize=None)
 def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
-    return [(Case(c.args, c.kwargs, messages.text("check.case_public", label=c.label)), True, check.expected(c)) for c in check.public()]
+    return [(c, True, check.expected(c)) for c in check.public()]
 
 
 def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:

@@ -6,7 +6,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import book, course, kit, report, sample
+from . import book, config, course, kit, report, sample
 from .execute import SandboxUnavailable
 from .layout import Course, CourseNotFound
 
@@ -94,7 +94,8 @@ def main(argv: list[str] | None = None) -> int:
         return book.main(args.out)
     try:
         root = (Course.at(args.root) if "root" in args else Course.find()).root
-    except CourseNotFound as error:
+        config.use_language(root)
+    except (CourseNotFound, ValueError) as error:
         raise SystemExit(str(error)) from None
 
     if args.command == "release":

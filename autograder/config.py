@@ -40,8 +40,28 @@ def points(assignment: str, grade_id: str, root: str | os.PathLike = REPO_ROOT) 
     return get(assignment).points(grade_id, getattr(load(root), "POINTS", {}))
 
 
+LANGUAGES = ("en", "zh")
+#: nbgrader's own templates, and the course's feedback template that names each test cell.
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def language(root: str | os.PathLike = REPO_ROOT) -> str:
+    """The course language: the environment's `COURSE_LANG`, else course_config's, else `en`."""
+    lang = os.environ.get("COURSE_LANG") or getattr(load(root), "COURSE_LANG", "en")
+    if lang not in LANGUAGES:
+        raise ValueError(f"COURSE_LANG is {lang!r}; it must be one of: {', '.join(LANGUAGES)}")
+    return lang
+
+
+def use_language(root: str | os.PathLike) -> str:
+    """Make the course language the one every message of this process (and its runners) uses."""
+    os.environ["COURSE_LANG"] = lang = language(root)
+    return lang
+
+
 def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     """Fill an nbgrader traitlets config `c` from course settings."""
+    use_language(root)
     c.CourseDirectory.root = root
     c.CourseDirectory.course_id = settings.COURSE_ID
     c.CourseDirectory.db_url = database_url(root, settings)
@@ -52,6 +72,7 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     from .layout import Course
 
+    c.Validator.width = 110  # messages are wrapped at about 100 columns; nbgrader validate indents them by 4
     c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
     c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
@@ -60,6 +81,13 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.TrustedExecute.memory_limit_mb = int(getattr(settings, "MEMORY_LIMIT_MB", 2048))
     c.TrustedExecute.output_limit_kb = int(getattr(settings, "OUTPUT_LIMIT_KB", 256))
     c.TrustedExecute.process_limit = int(getattr(settings, "PROCESS_LIMIT", 64))
+    c.TrustedExecute.feedback_shows_hidden_case = bool(getattr(settings, "FEEDBACK_SHOWS_HIDDEN_CASE", True))
+    import nbgrader
+
+    c.HTMLExporter.template_name = "course_feedback"
+    c.HTMLExporter.template_file = "course_feedback.html.j2"
+    c.HTMLExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
+                                              str(TEMPLATES)]
 
 
 def ensure_exchange(path: Path) -> Path:

@@ -6,6 +6,7 @@ Every operation is plain nbgrader underneath, configured by the root's `nbgrader
 from __future__ import annotations
 
 import csv
+import gc
 import hashlib
 import json
 import multiprocessing
@@ -134,8 +135,25 @@ def _api(root: str, unsandboxed: bool = False):
         warnings.filterwarnings("ignore")  # SQLAlchemy chatter from nbgrader's gradebook, per worker
         settings = PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
         settings.TrustedExecute.unsandboxed = unsandboxed
+        _lean_pipeline(settings)
         _API[key] = NbGraderAPI(config=settings)
     return _API[key]
+
+
+def _lean_pipeline(settings) -> None:
+    """nbgrader's autograde passes with the same checks done once: `execute.CheckCellMetadata` in
+    place of nbgrader's (the metadata schema checked once per process rather than once per cell),
+    and the notebook validated once after each pass's preprocessors rather than after every one of
+    them (nbconvert's `optimistic_validation`)."""
+    settings.Exporter.optimistic_validation = True
+    from nbgrader.converters.autograde import Autograde
+    from nbgrader.preprocessors import CheckCellMetadata
+
+    from . import execute
+
+    for name in ("sanitize_preprocessors", "autograde_preprocessors"):
+        pipeline = settings.Autograde[name] if name in settings.Autograde else Autograde.class_traits()[name].default()
+        settings.Autograde[name] = [execute.CheckCellMetadata if cls is CheckCellMetadata else cls for cls in pipeline]
 
 
 def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
@@ -149,20 +167,39 @@ def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
         adopt(index)
     zygote()
     _api(root, unsandboxed)
+    _freeze()
+
+
+def _freeze() -> None:
+    """Keep what this process has built so far (imports, warm caches, the nbgrader app) out of the
+    garbage collector's full passes: they last as long as the process, and a forked worker then
+    does not touch (and copy) the parent's pages by scanning them."""
+    gc.collect()
+    gc.freeze()
 
 
 def prepare(names: list[str]) -> None:
     """What every grader would otherwise compute on its first submission of each assignment:
-    nbgrader's import, the book cases' references and the mistakes' namespaces."""
+    nbgrader's import, its gradebook's ORM mappers and the notebook validators it compiles, the
+    book cases' references, the mistakes' namespaces and the checks each mistake changes."""
+    import nbformat
+    import nbgrader.api  # noqa: F401
     import nbgrader.apps  # noqa: F401
+    import sqlalchemy.orm
 
-    from . import catalogue
+    from . import catalogue, execute
     from .assignments import get
     from .checks import public_cases
 
+    sqlalchemy.orm.configure_mappers()
+    blank = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
+    for relax in (False, True):
+        nbformat.validate(blank, relax_add_props=relax)
+    execute._metadata_validator()
     for name in names:
         for check in get(name).checks:
             public_cases(check)
+            catalogue.for_check(name, check.name)
         for entry in catalogue.mistakes(name):
             entry.namespace()
 
@@ -200,14 +237,19 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     once more in this process after the parallel pass. Student code runs sandboxed (see
     `autograder.execute`); `unsandboxed` allows grading where the machine gives no sandbox.
     """
-    print(f"sandbox: {isolation(unsandboxed)}", flush=True)
     course = Course(Path(root).resolve())
     root = str(course.root)
     jobs = [(name, student) for name in (names or course.assignments) for student in (students or course.students(name))]
+    workers = workers or config.load(root).WORKERS
+    pool = not dask and workers != 1 and len(jobs) > 1
+    if pool:
+        from .sandbox import prestart
+
+        prestart(workers)  # one zygote for the workers, starting while this process imports and prepares
+    print(f"sandbox: {isolation(unsandboxed)}", flush=True)
     missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
     if missing:
         raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
-    workers = workers or config.load(root).WORKERS
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
         if dask:
@@ -228,16 +270,17 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                 bar.update()
         else:
             context = multiprocessing.get_context("fork")
-            from .sandbox import prestart
-
-            prestart(workers)  # one zygote per worker, started side by side while this process prepares
             prepare(sorted({name for name, _ in jobs}))
+            _freeze()  # the workers forked below start with it frozen
             counter = context.Value("i", 0)
-            with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm, initargs=(root, unsandboxed, counter)) as pool:
-                futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
-                for future in as_completed(futures):
-                    outcomes.append(future.result())
-                    bar.update()
+            try:
+                with ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=warm, initargs=(root, unsandboxed, counter)) as pool:
+                    futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
+                    for future in as_completed(futures):
+                        outcomes.append(future.result())
+                        bar.update()
+            finally:
+                gc.unfreeze()
     # a submission that failed beside other workers gets one more, unshared, try
     retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not o.ok else o for o in outcomes]
     return sorted(retried, key=lambda o: (o.assignment, o.student))
@@ -289,6 +332,17 @@ def _points(value: float) -> str:
     return f"{value:.2f}"
 
 
+#: canvas.csv's header: the column names Canvas's gradebook importer requires, in every course language.
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def _header(*columns: str) -> list[str]:
+    """Column names in the course language (label `export.<column>`)."""
+    from .labels import label
+
+    return [label(f"export.{column}") for column in columns]
+
+
 def _write_csv(path: Path, header: list[str], rows) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -304,7 +358,9 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     grades.csv: nbgrader's export columns plus `submitted`, one row per assignment and student,
     sorted, scores to 2 decimals. scores.csv: one row per student, a column per assignment, the
     total. canvas.csv: a Canvas gradebook import. questions.csv: one row per graded cell.
-    question_stats.csv: one row per graded cell across the class."""
+    question_stats.csv: one row per graded cell across the class. Headers are in the course
+    language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes; values
+    (ids, numbers, yes/no) are the same in every language."""
     from .report import load, question_stats
 
     course = Course(Path(root))
@@ -325,8 +381,9 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                        student.first_name, student.email, "yes" if sub else "no", *map(_points, scores),
                        _points(data.max_scores[assignment])]
 
-    grades = _write_csv(out / "grades.csv", ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                                              "submitted", "raw_score", "late_submission_penalty", "score", "max_score"], long_rows())
+    grades = _write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
+                                                     "email", "submitted", "raw_score", "late_submission_penalty", "score",
+                                                     "max_score"), long_rows())
 
     def wide_rows():
         for student in data.students:
@@ -336,8 +393,8 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             yield [student.id, student.last_name, student.first_name, student.email, *cells,
                    _points(data.total(student.id)), _points(data.max_total), " ".join(missing)]
 
-    scores = _write_csv(out / "scores.csv", ["student_id", "last_name", "first_name", "email", *data.assignments,
-                                              "total", "max_total", "not_submitted"], wide_rows())
+    scores = _write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
+                                              *_header("total", "max_total", "not_submitted")], wide_rows())
 
     def canvas_rows():
         yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
@@ -346,7 +403,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                    *(_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
                      for a in data.assignments)]
 
-    canvas = _write_csv(out / "canvas.csv", ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *data.assignments], canvas_rows())
+    canvas = _write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
 
     def question_rows():
         for row in data.rows:
@@ -354,8 +411,8 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
                    " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
 
-    questions = _write_csv(out / "questions.csv", ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions",
-                                                    "cases_passed", "cases"], question_rows())
+    questions = _write_csv(out / "questions.csv", _header("assignment", "student_id", "grade_id", "score", "max_score",
+                                                           "misconceptions", "cases_passed", "cases"), question_rows())
 
     def stats_rows():
         for assignment in data.assignments:
@@ -363,7 +420,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                 yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, _points(q.mean), q.full_marks,
                        _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued)]
 
-    stats = _write_csv(out / "question_stats.csv", ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks",
-                                                     "full_marks_share", "zeros", "points_lost", "points_lost_uncatalogued",
-                                                     "students_uncatalogued"], stats_rows())
+    stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
+                                                            "full_marks", "full_marks_share", "zeros", "points_lost",
+                                                            "points_lost_uncatalogued", "students_uncatalogued"), stats_rows())
     return Exports(grades, scores, canvas, questions, stats)

@@ -10,13 +10,21 @@ their functions return reach a grade. A crash, a loop or a killed runner costs t
 """
 from __future__ import annotations
 
+import functools
+import traceback
 from pathlib import Path
 
+import jsonschema
 import nbformat
+from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, SchemaTooOldError, ValidationError
+from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer
 
+from rnnkit.selfcheck import summary_lines
+
 from .assignments import get
+from .build import SUMMARY
 from .checks import grade
 from .sandbox import Limits, Session, zygote
 
@@ -46,6 +54,8 @@ class TrustedExecute(NbGraderPreprocessor):
     memory_limit_mb = Integer(2048, help="Memory of a runner, in MB.").tag(config=True)
     output_limit_kb = Integer(256, help="Output kept per cell, in KB.").tag(config=True)
     process_limit = Integer(64, help="Processes a submission may run at once.").tag(config=True)
+    feedback_shows_hidden_case = Bool(True, help="Show the inputs and expected value of a check's first failed "
+                                                 "hidden case in its grade cell (and so in the feedback).").tag(config=True)
     unsandboxed = Bool(False, help="Grade even where this machine gives no isolation (student code then runs with "
                                    "only rlimits and its own session).").tag(config=True)
 
@@ -55,20 +65,24 @@ class TrustedExecute(NbGraderPreprocessor):
         self.log.info("sandbox: %s", isolation_in_force(zygote().isolation, self.unsandboxed))
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit)
         folder = Path(resources["metadata"]["path"])
-        count = 0
+        count, right = 0, {}
         with Session(folder, limits, cell_timeout=self.cell_timeout) as session:
             for cell in nb.cells:
                 if cell.cell_type != "code":
                     continue
                 count += 1
-                if cell.metadata.get("nbgrader", {}).get("grade"):
-                    cell.outputs = self._grade(spec, cell, session, student, count)
+                nbgrader = cell.metadata.get("nbgrader", {})
+                if nbgrader.get("grade"):
+                    cell.outputs = self._grade(spec, cell, session, student, count, right)
+                elif nbgrader.get("grade_id") == SUMMARY:
+                    text = "\n".join(summary_lines([check.name for check in spec.checks], right)) + "\n"
+                    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
                 else:
                     cell.outputs = session.run_cell(cell.source)
                 cell.execution_count = count
         return nb, resources
 
-    def _grade(self, spec, cell, session: Session, student: str, count: int) -> list:
+    def _grade(self, spec, cell, session: Session, student: str, count: int, right: dict[str, bool]) -> list:
         name = cell.metadata["nbgrader"].get("grade_id", "")
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
@@ -77,8 +91,58 @@ class TrustedExecute(NbGraderPreprocessor):
             return [nbformat.v4.new_output("error", ename="UnknownCheck", evalue=str(error), traceback=[])]
         report = grade(spec.name, check, session.function(name, self.call_timeout), student=student,
                        hidden=self.hidden_cases, timeout=0, points=points)
+        right[name] = report.passed == len(report.results)
         result = {"check": name, "score": report.score, "points": points, "misconceptions": report.misconceptions,
                   "cases": [{"label": r.label, "public": r.public, "ok": r.ok, "misconception": r.misconception} for r in report.results]}
-        return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True)) + "\n"),
+        return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True, show_hidden=self.feedback_shows_hidden_case)) + "\n"),
                 nbformat.v4.new_output("execute_result", data={"text/plain": repr(report.score)},
                                        metadata={RESULT_KEY: result}, execution_count=count)]
+
+
+class CheckCellMetadata(NbGraderPreprocessor):
+    """nbgrader's `CheckCellMetadata` (the nbgrader metadata of every cell against its schema, unique
+    grade ids), with the JSON schema itself checked once per process instead of once per cell: the
+    same checks and errors, without re-validating the schema for each of a notebook's cells.
+    `autograder.course` puts it in place of nbgrader's in both autograde passes."""
+
+    def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
+        try:
+            _metadata_validator().validate_nb(nb)
+        except ValidationError:
+            self.log.error(traceback.format_exc())
+            msg = "Notebook failed to validate; the nbgrader metadata may be corrupted."
+            self.log.error(msg)
+            raise ValidationError(msg)
+        return nb, resources
+
+
+class _SchemaChecked(BaseMetadataValidator):
+    """`BaseMetadataValidator.validate_cell` with a validator built once from the checked schema
+    (what `jsonschema.validate` builds on every call)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        kind = jsonschema.validators.validator_for(self.schema)
+        kind.check_schema(self.schema)
+        self._schema_validator = kind(self.schema)
+
+    def validate_cell(self, cell: nbformat.NotebookNode) -> None:
+        if "nbgrader" not in cell.metadata:
+            return
+        schema = cell.metadata["nbgrader"].get("schema_version", 0)
+        if schema < self.schema_version:
+            raise SchemaTooOldError(f"Outdated schema version: {schema} (expected {self.schema_version})", schema, self.schema_version)
+        if schema > self.schema_version:
+            raise SchemaTooNewError(f"Schema version is too new: {schema} (expected {self.schema_version})", schema, self.schema_version)
+        error = jsonschema.exceptions.best_match(self._schema_validator.iter_errors(cell.metadata["nbgrader"]))
+        if error is not None:
+            raise error
+
+
+class _MetadataValidator(MetadataValidator, _SchemaChecked):
+    """nbgrader's current metadata validator, its schema step from `_SchemaChecked`."""
+
+
+@functools.lru_cache(maxsize=None)
+def _metadata_validator() -> _MetadataValidator:
+    return _MetadataValidator()

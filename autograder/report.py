@@ -4,6 +4,10 @@ exports and the class report share, and the HTML class report.
 Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
 submissions and scores, and the result the grader stores with each grade cell
 (`autograder.execute.RESULT_KEY`) for the misconceptions it named. Printed feedback is never parsed.
+
+Every word of the report and the score table is a label (`autograder.labels`) in the course language
+(`COURSE_LANG`); the plots hold no words (numbers, ids, assignment names, "#"), so they draw with any
+font, and their translated captions sit beside them in the page.
 """
 from __future__ import annotations
 
@@ -23,8 +27,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import nbformat  # noqa: E402
+from rnnkit.messages import _columns  # noqa: E402
 
 from . import catalogue, config  # noqa: E402
+from .labels import fill, label, template  # noqa: E402
 from .layout import Course  # noqa: E402
 
 #: Scores within this of full marks (or of zero) count as full marks (or zero).
@@ -287,15 +293,23 @@ def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionS
     return sorted(found, key=lambda m: (-len(m.students), m.id))
 
 
+def _pad(text: str, width: int, right: bool = False) -> str:
+    """`text` padded with spaces to `width` columns (a CJK character takes two)."""
+    space = " " * max(0, width - sum(map(_columns, text)))
+    return space + text if right else text + space
+
+
 def score_table(rows: list[Row]) -> str:
-    """A plain-text table: one line per student and assignment, with the misconceptions named."""
+    """A plain-text table: one line per student and assignment, with the misconceptions named
+    (headers in the course language)."""
     totals: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, []])
     for row in rows:
         entry = totals[(row.student, row.assignment)]
         entry[0] += row.score
         entry[1] += row.max_score
         entry[2] += [m for m in row.misconceptions if m not in entry[2]]
-    lines = [f"{'student':<12} {'assignment':<16} {'score':>11}  misconceptions named"]
+    lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} "
+             f"{_pad(label('table.score'), 11, right=True)}  {label('table.misconceptions')}"]
     for (student, assignment), (score, maximum, named) in sorted(totals.items()):
         lines.append(f"{student:<12} {assignment:<16} {score:>5.2f}/{maximum:<5.1f}  {', '.join(named) or '-'}")
     return "\n".join(lines)
@@ -307,7 +321,8 @@ def score_table(rows: list[Row]) -> str:
 STYLE = """
 :root { --ink: #1f2933; --muted: #616e7c; --line: #d9dee4; --band: #f5f7fa; --accent: #2f5d8a; }
 * { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; color: var(--ink);
+body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Microsoft YaHei",
+       "Noto Sans CJK SC", sans-serif; color: var(--ink);
        margin: 0; background: #fff; }
 main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 64px; }
 header { border-bottom: 3px solid var(--accent); margin-bottom: 24px; padding-bottom: 12px; }
@@ -331,27 +346,40 @@ table.wide td { overflow-wrap: anywhere; }
 .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .note { color: var(--muted); font-size: 13px; }
 img.plot { display: block; max-width: 100%; height: auto; margin: 8px 0; }
+figure.plot { margin: 0; }
+figure.plot figcaption { color: var(--muted); font-size: 13px; max-width: 500px; }
 details.note { margin: 4px 0 8px; }
 summary { cursor: pointer; }
 .plots { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 """
 
 
-def _figure_tag(figure, alt: str) -> str:
+def _h(label_id: str, **fields) -> str:
+    """A label as HTML: its words escaped, `fields` (HTML already) in its placeholders."""
+    return fill(html.escape(template(label_id)), **fields)
+
+
+def _figure_tag(figure, alt: str, caption: str) -> str:
+    """The figure as an inline PNG, with `alt` text and a `caption` (HTML) under it."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
     plt.close(figure)
-    return f'<img class="plot" alt="{html.escape(alt)}" src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+    return (f'<figure class="plot"><img class="plot" alt="{html.escape(alt)}" '
+            f'src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
+            f"<figcaption>{caption}</figcaption></figure>")
 
 
 def histogram_figure(assignment: str, totals: list[float], maximum: float):
-    """The score distribution: bins of whole points (wider for long assignments), whole-number axes."""
+    """The score distribution: bins of whole points (wider for long assignments), whole-number axes.
+
+    No words in the figure (the title is the assignment, the student axis "#", the score axis ends at
+    the maximum): the page's caption says what it shows, in the course language."""
     top = max(1, math.ceil(maximum))
     width = max(1, math.ceil(top / 30))
     edges = list(range(0, top + width, width))
     figure, axis = plt.subplots(figsize=(5.2, 2.8))
     axis.hist(totals, bins=edges, color="#2f5d8a", edgecolor="white")
-    axis.set(xlabel=f"score (of {maximum:g} points)", ylabel="students", title=f"{assignment}: scores")
+    axis.set(xlabel=f"0 – {maximum:g}", ylabel="#", title=assignment)
     axis.set_xlim(0, edges[-1])
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.yaxis.set_major_locator(MaxNLocator(integer=True))
@@ -360,12 +388,12 @@ def histogram_figure(assignment: str, totals: list[float], maximum: float):
 
 
 def misconception_figure(assignment: str, found: list[MisconceptionStats]):
-    """Students per misconception, most first, on a whole-number axis."""
+    """Students per misconception, most first, on a whole-number axis (ids and "#", no words)."""
     labels = [m.id for m in found][::-1]
     counts = [len(m.students) for m in found][::-1]
     figure, axis = plt.subplots(figsize=(5.2, 0.3 * len(labels) + 1.1))
     axis.barh(labels, counts, color="#b5473a")
-    axis.set(xlabel="students", title=f"{assignment}: misconceptions named")
+    axis.set(xlabel="#", title=assignment)
     axis.xaxis.set_major_locator(MaxNLocator(integer=True))
     axis.set_xlim(0, max(counts, default=0) + 0.5)
     axis.spines[["top", "right"]].set_visible(False)
@@ -386,38 +414,49 @@ def _people(ids) -> str:
     return ", ".join(f'<span class="id">{html.escape(i)}</span>' for i in ids) or "&ndash;"
 
 
+def _th(label_id: str, num: bool = False) -> str:
+    return f'<th class="num">{_h(label_id)}</th>' if num else f"<th>{_h(label_id)}</th>"
+
+
 def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>']
     maximum = data.max_scores.get(assignment, 0.0)
     totals = [sub.score for (a, _), sub in data.submissions.items() if a == assignment]
     missing = data.missing(assignment)
-    facts = [f"<b>{len(totals)}</b> submitted", f"<b>{len(missing)}</b> not submitted", f"out of <b>{maximum:g}</b> points"]
+    facts = [_h("report.fact.submitted", count=f"<b>{len(totals)}</b>"),
+             _h("report.fact.not_submitted", count=f"<b>{len(missing)}</b>"),
+             _h("report.fact.points", points=f"<b>{maximum:g}</b>")]
     if totals:
         ordered = sorted(totals)
         median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
-        facts += [f"mean <b>{sum(totals) / len(totals):.2f}</b>", f"median <b>{median:.2f}</b>",
-                  f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b> at full marks"]
+        facts += [_h("report.fact.mean", value=f"<b>{sum(totals) / len(totals):.2f}</b>"),
+                  _h("report.fact.median", value=f"<b>{median:.2f}</b>"),
+                  _h("report.fact.full_marks", count=f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b>")]
     parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
     if 0 < len(missing) <= 12:
-        parts.append(f'<p class="note">Not submitted: {_people(missing)}</p>')
+        parts.append(f'<p class="note">{_h("report.not_submitted", students=_people(missing))}</p>')
     elif missing:
-        parts.append(f'<details class="note"><summary>Not submitted: {len(missing)} students</summary>{_people(missing)}</details>')
+        parts.append(f'<details class="note"><summary>{_h("report.not_submitted_count", count=str(len(missing)))}</summary>'
+                     f"{_people(missing)}</details>")
     if not totals:
-        parts.append("<p>No graded submission yet.</p>")
+        parts.append(f"<p>{_h('report.no_submission')}</p>")
         return parts
     found = misconception_stats(data, assignment)
-    plots = [_figure_tag(histogram_figure(assignment, totals, maximum), f"{assignment}: score distribution")]
+    plots = [_figure_tag(histogram_figure(assignment, totals, maximum), label("report.plot.scores", assignment=assignment),
+                         _h("report.plot.scores_caption", points=f"{maximum:g}"))]
     if found:
-        plots.append(_figure_tag(misconception_figure(assignment, found), f"{assignment}: misconceptions"))
+        plots.append(_figure_tag(misconception_figure(assignment, found), label("report.plot.misconceptions", assignment=assignment),
+                                 _h("report.plot.misconceptions_caption")))
     parts.append('<div class="plots">' + "".join(plots) + "</div>")
 
-    parts.append("<h3>Per question</h3>")
+    parts.append(f"<h3>{_h('report.per_question')}</h3>")
     parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:7%"><col style="width:7%">'
                  '<col style="width:11%"><col style="width:7%"><col style="width:8%"><col style="width:11%"><col style="width:28%">'
-                 '</colgroup><thead><tr><th>question</th><th class="num">points</th><th class="num">mean</th>'
-                 '<th class="num">at full marks</th><th class="num">at zero</th><th class="num">points lost</th>'
-                 '<th class="num">lost outside the catalogue</th><th>who lost them</th>'
-                 "</tr></thead><tbody>")
+                 "</colgroup><thead><tr>"
+                 + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
+                 + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
+                 + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
+                 + "</tr></thead><tbody>")
     for q in question_stats(data, assignment):
         parts.append(
             f'<tr><td class="id">{html.escape(q.grade_id)}</td><td class="num">{q.max_score:g}</td>'
@@ -426,29 +465,28 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
             f'<td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
             f'<td class="who">{_people(q.uncatalogued)}</td></tr>')
     parts.append("</tbody></table>")
-    parts.append('<p class="note">"Lost outside the catalogue": points lost on a check where the grader named no '
-                 "catalogued misconception (a crash, a timeout, or a mistake the catalogue does not know yet).</p>")
+    parts.append(f'<p class="note">{_h("report.note.outside")}</p>')
 
-    parts.append("<h3>Misconceptions</h3>")
+    parts.append(f"<h3>{_h('report.misconceptions')}</h3>")
     if found:
         parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:37%"><col style="width:9%">'
-                     '<col style="width:17%"><col style="width:16%"></colgroup>'
-                     '<thead><tr><th>misconception</th><th>what it means</th><th class="num">students</th>'
-                     "<th>checks (students)</th><th>who</th></tr></thead><tbody>")
+                     '<col style="width:17%"><col style="width:16%"></colgroup><thead><tr>'
+                     + _th("report.col.misconception") + _th("report.col.meaning") + _th("report.col.students", True)
+                     + _th("report.col.checks") + _th("report.col.who") + "</tr></thead><tbody>")
         for m in found:
             checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)
             parts.append(f'<tr><td class="id">{html.escape(m.id)}</td><td>{html.escape(m.text) or "&ndash;"}</td>'
                          f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{_people(m.students)}</td></tr>')
         parts.append("</tbody></table>")
     else:
-        parts.append("<p>No catalogued misconception was named.</p>")
+        parts.append(f"<p>{_h('report.no_misconceptions')}</p>")
     return parts
 
 
 def _overview(data: ClassData) -> list[str]:
-    parts = ['<table><thead><tr><th>assignment</th><th class="num">points</th><th class="num">submitted</th>'
-             '<th class="num">not submitted</th><th class="num">mean</th><th class="num">at full marks</th>'
-             '<th class="num">misconceptions named</th></tr></thead><tbody>']
+    parts = ["<table><thead><tr>" + _th("report.col.assignment") + _th("report.col.points", True)
+             + _th("report.col.submitted", True) + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
+             + _th("report.col.full_marks", True) + _th("report.col.misconceptions_named", True) + "</tr></thead><tbody>"]
     for a in data.assignments:
         totals = [sub.score for (name, _), sub in data.submissions.items() if name == a]
         maximum = data.max_scores.get(a, 0.0)
@@ -463,23 +501,27 @@ def _overview(data: ClassData) -> list[str]:
 
 
 def _student_table(data: ClassData) -> list[str]:
-    parts = ['<h2 id="students">Students &times; assignments</h2>',
-             '<p class="note">Scores after any late penalty; &ndash; marks an assignment not submitted (counted as 0 in the total).</p>',
-             '<table><thead><tr><th>student</th>']
-    parts += [f'<th class="num">{html.escape(a)}<br><span class="note">of {data.max_scores[a]:g}</span></th>' for a in data.assignments]
-    parts.append(f'<th class="num">total<br><span class="note">of {data.max_total:g}</span></th></tr></thead><tbody>')
+    parts = [f'<h2 id="students">{_h("report.students")}</h2>',
+             f'<p class="note">{_h("report.note.students")}</p>',
+             "<table><thead><tr>" + _th("report.col.student")]
+    parts += [f'<th class="num">{html.escape(a)}<br><span class="note">{_h("report.of_points", points=f"{data.max_scores[a]:g}")}</span></th>'
+              for a in data.assignments]
+    parts.append(f'<th class="num">{_h("report.col.total")}<br><span class="note">{_h("report.of_points", points=f"{data.max_total:g}")}</span>'
+                 "</th></tr></thead><tbody>")
     named = defaultdict(list)
     for row in data.rows:
         named[(row.assignment, row.student)] += [m for m in row.misconceptions if m not in named[(row.assignment, row.student)]]
+    not_submitted = html.escape(label("report.cell.not_submitted"))
+    none_named = label("report.cell.no_misconception")
     for student in data.students:
-        label = html.escape(student.id) + (f' <span class="note">{html.escape(student.display)}</span>' if student.display != student.id else "")
-        cells = [f'<td class="id">{label}</td>']
+        name = html.escape(student.id) + (f' <span class="note">{html.escape(student.display)}</span>' if student.display != student.id else "")
+        cells = [f'<td class="id">{name}</td>']
         for a in data.assignments:
             sub = data.submissions.get((a, student.id))
             if sub is None:
-                cells.append('<td class="missing" title="not submitted">&ndash;</td>')
+                cells.append(f'<td class="missing" title="{not_submitted}">&ndash;</td>')
             else:
-                title = html.escape(", ".join(named[(a, student.id)]) or "no misconception named")
+                title = html.escape(", ".join(named[(a, student.id)]) or none_named)
                 cells.append(f'<td class="num" title="{title}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
                              f"{_num(sub.score)}</td>")
         total = data.total(student.id)
@@ -505,23 +547,23 @@ def _from_rows(rows: list[Row]) -> ClassData:
 
 
 def render(data: ClassData, generated: datetime | None = None) -> str:
-    """The class report as one self-contained HTML page."""
+    """The class report as one self-contained HTML page, in the course language."""
     generated = generated or datetime.now().astimezone()
     stamp = generated.strftime("%Y-%m-%d %H:%M %Z").strip()
-    course = data.course_id or "(course id not set)"
+    course = html.escape(data.course_id or label("report.no_course_id"))
     handed_in = len(data.submissions)
     expected = len(data.students) * len(data.assignments)
-    parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
+    meta = _h("report.meta", course=f"<b>{course}</b>", stamp=html.escape(stamp), students=str(len(data.students)),
+              assignments=str(len(data.assignments)), graded=str(handed_in), missing=str(expected - handed_in))
+    heading = _h("report.title", course=f'<span class="id" style="font-size:inherit">{course}</span>')
+    parts = ["<!doctype html>", f'<html lang="{html.escape(label("report.lang"))}"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>Class report: {html.escape(course)}</title><style>{STYLE}</style></head><body><main>",
-             f'<header><h1>Class report: <span class="id" style="font-size:inherit">{html.escape(course)}</span></h1>',
-             f'<p class="meta">Course <b>{html.escape(course)}</b> &middot; generated {html.escape(stamp)} &middot; '
-             f"{len(data.students)} students &middot; {len(data.assignments)} assignments &middot; "
-             f"{handed_in} graded submissions, {expected - handed_in} not submitted</p>"]
+             f"<title>{_h('report.title', course=course)}</title><style>{STYLE}</style></head><body><main>",
+             f"<header><h1>{heading}</h1>", f'<p class="meta">{meta}</p>']
     links = " &middot; ".join(f'<a href="#{html.escape(a)}">{html.escape(a)}</a>' for a in data.assignments)
-    parts.append(f'<p class="meta">{links} &middot; <a href="#students">students</a></p></header>')
+    parts.append(f'<p class="meta">{links} &middot; <a href="#students">{_h("report.students_link")}</a></p></header>')
     if not data.assignments:
-        parts.append("<p>The gradebook holds no assignment yet.</p>")
+        parts.append(f"<p>{_h('report.no_assignments')}</p>")
     else:
         parts += _overview(data)
     for assignment in data.assignments:

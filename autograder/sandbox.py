@@ -79,6 +79,26 @@ class Zygote:
         self.readonly = _readonly_paths()
         self.channels = [Channel(self, ours) for ours, _ in pairs]
 
+    def running(self) -> bool:
+        """Whether the zygote is up. Its starter waits for it; a worker forked from the starter
+        cannot (the zygote is not its child: `Popen.poll` there would call it finished), so it
+        reads the zygote's state instead."""
+        if os.getpid() == self.owner:
+            return self.process.poll() is None
+        try:
+            with open(f"/proc/{self.process.pid}/stat", "rb") as handle:
+                return handle.read().rsplit(b")", 1)[-1].split()[:1] not in ([b"Z"], [b"X"])
+        except FileNotFoundError:
+            return False
+        except OSError:
+            try:
+                os.kill(self.process.pid, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                pass
+            return True
+
     def close(self) -> None:
         if os.getpid() != self.owner:  # a forked copy of this object: the zygote is not ours
             return
@@ -106,7 +126,7 @@ class Channel:
 
     @property
     def alive(self) -> bool:
-        return self.parent.process.poll() is None
+        return self.parent.running()
 
     @property
     def isolation(self) -> str | None:
@@ -154,15 +174,18 @@ def zygote() -> Channel:
 
 
 def prestart(workers: int) -> None:
-    """Start one zygote with a channel for each of the `workers` about to be forked from here."""
-    if not _SHARED or len(_SHARED[0].channels) < workers or _SHARED[0].process.poll() is not None:
-        _SHARED[:] = [Zygote(channels=workers)]
-        atexit.register(_SHARED[0].close)
+    """Start one zygote with a channel for each of the `workers` about to be forked from here. A
+    worker reads its channel's greeting, so a channel serves one worker: each pool of workers gets
+    a fresh zygote (the previous one is closed)."""
+    for previous in _SHARED:
+        previous.close()
+    _SHARED[:] = [Zygote(channels=workers)]
+    atexit.register(_SHARED[0].close)
 
 
 def adopt(index: int) -> None:
     """In a forked worker: take channel `index` of the zygote the parent started."""
-    if _SHARED and index < len(_SHARED[0].channels) and _SHARED[0].process.poll() is None:
+    if _SHARED and index < len(_SHARED[0].channels) and _SHARED[0].running():
         _ZYGOTES[os.getpid()] = _SHARED[0].channels[index]
 
 

@@ -8,6 +8,9 @@ tests can show that grading changed none of them.
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
+import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -50,16 +53,22 @@ class GradedClass:
         return self.table[(assignment, student)]
 
 
-def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
-    with (root / "course_config.py").open("a") as handle:
-        handle.write(LIMITS)
-    release(root, assignments)
+def write_contract_submissions(root: Path, assignments: list[str]) -> None:
+    """Per released assignment: the reference solution, the untouched stub and one mutant per
+    catalogued mistake (named by the mistake id)."""
     for assignment in assignments:
         notebook = root / "release" / assignment / f"{assignment}.ipynb"
         write_submission(root, "reference", assignment, filled(notebook, assignment))
         write_submission(root, "stub", assignment, None)
         for entry in catalogue.mistakes(assignment):
             write_submission(root, entry.id, assignment, filled(notebook, assignment, entry))
+
+
+def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
+    with (root / "course_config.py").open("a") as handle:
+        handle.write(LIMITS)
+    release(root, assignments)
+    write_contract_submissions(root, assignments)
     kinds = hostile.write_all(root) if hostile.ASSIGNMENT in assignments else {}
     before = fingerprint(root)
     start = time.perf_counter()
@@ -69,4 +78,30 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
     for row in report.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row
     graded.table = table
+    return graded
+
+
+def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
+    """The Chinese edition's contract class: reference, stub and every mistake of each assignment,
+    released and autograded by the course's command line in a course whose COURSE_LANG is "zh"
+    (a process of its own, as an instructor runs it). One hidden case per check: the public cases
+    catch every catalogued mistake (tests/test_public_cases.py), and the hidden cases' grading is
+    the same in both languages (the English class draws six)."""
+    with (root / "course_config.py").open("a") as handle:
+        handle.write(LIMITS + '\nCOURSE_LANG = "zh"\nHIDDEN_CASES = 1\n')
+    env = {**os.environ, "COURSE_LANG": ""}  # the course's own setting decides
+    command = [sys.executable, "-m", "autograder", "--root", str(root)]
+
+    def run(*args: str) -> None:
+        result = subprocess.run([*command, *args], env=env, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+
+    run("release")
+    write_contract_submissions(root, assignments)
+    start = time.perf_counter()
+    run("autograde", "--workers", str(workers))
+    graded = GradedClass(root, [], {}, {}, {}, time.perf_counter() - start)
+    for row in report.collect(root):
+        graded.table.setdefault((row.assignment, row.student), {})[row.grade_id] = row
     return graded

@@ -1,6 +1,7 @@
 """Shared fixtures: a throw-away course root with the committed course files."""
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 from pathlib import Path
@@ -44,3 +45,23 @@ def graded_class(tmp_path_factory):
     from .classroom import grade_class
 
     return grade_class(make_course(tmp_path_factory.mktemp("class") / "course", ASSIGNMENTS), ASSIGNMENTS, workers=4)
+
+
+@pytest.fixture(scope="session")
+def graded_class_zh(tmp_path_factory):
+    """The Chinese edition's class (see tests/classroom.py `grade_class_zh`): reference, stub and
+    every mistake of each assignment, graded in a course whose language is zh."""
+    from .classroom import grade_class_zh
+
+    return grade_class_zh(make_course(tmp_path_factory.mktemp("class-zh") / "course", ASSIGNMENTS), ASSIGNMENTS)
+
+
+@pytest.fixture
+def repository_messages():
+    """`rnnkit.messages` loaded from the repository's kit/ folder (its catalogue reads the json
+    files beside it, the installed kit may be older), under a name of its own so the installed
+    package stays untouched."""
+    spec = importlib.util.spec_from_file_location("_repository_rnnkit_messages", REPO / "kit" / "rnnkit" / "messages" / "__init__.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

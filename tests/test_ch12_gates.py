@@ -315,7 +315,7 @@ def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys)
     plt.close("all")
     out = capsys.readouterr().out
     public = len(CHECKS["sigmoid"].public())
-    assert "LSTM, two biases    108" in out and f"sigmoid: {public}/{public} book cases right" in out
+    assert "LSTM, two biases    108" in out and f"sigmoid: {public}/{public} public cases right" in out
     assert messages.text("check.hidden_at_grading", name="sigmoid") in out  # the hidden call only grades at grading time
     assert "not right" not in out
 

@@ -26,8 +26,10 @@ def test_the_stub_scores_zero_with_one_clear_message():
     report = grade("sgd_update", stub)
     assert report.score == 0
     lines = report.lines(graded=True)
-    assert "still the stub" in "\n".join(lines)
-    assert len(lines) == 3  # summary, the reason once, "... more hidden cases"
+    text = "\n".join(lines)
+    assert text.count("still the stub") == 1 and "4 more hidden cases wrong" in text
+    assert [line for line in lines if not line.startswith("    ")] == lines[:2]  # the summary, the reason once
+    assert all(len(line) <= 100 for line in lines)
 
 
 def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
@@ -36,6 +38,29 @@ def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
 
     text = "\n".join(grade("sgd_update", crashes).lines(graded=True))
     assert "KeyError" in text and "Traceback" not in text
+    assert 'of crashes: return {}["missing"]' in text  # the line of the student's code that raised
+
+
+def test_a_failed_hidden_case_shows_its_inputs_and_expected_value_only_when_asked():
+    def wrong(w, grad, lr):
+        return w + lr * grad
+
+    report = grade("sgd_update", wrong)
+    hidden = next(r for r in report.results if not r.public)
+    assert hidden.inputs.count(",") == 2 and "Fraction(" not in hidden.inputs and hidden.expected
+    shown = "\n".join(report.lines(graded=True, show_hidden=True))
+    assert f"inputs {hidden.inputs}; expected {hidden.expected}" in shown.replace("\n      ", " ")
+    assert hidden.inputs not in "\n".join(report.lines(graded=True))
+
+
+def test_a_float_answer_to_an_exercise_is_float_where_exact_without_talking_of_inputs():
+    def ex_12_7_1():
+        return {"factor 0.5": 0.125, "factor 1.5": 10.125}
+
+    report = grade("ex_12_7_1", ex_12_7_1)
+    assert report.misconceptions == ["float_where_exact"]
+    text = " ".join(report.lines(graded=True))
+    assert "inputs were exact" not in text and "Fraction(1, 8)" in text
 
 
 def test_a_function_that_never_returns_is_stopped():

@@ -120,3 +120,21 @@ def test_export_takes_students_on_the_command_line(graded_class, tmp_path, capsy
     with pytest.raises(SystemExit, match="nobody"):
         cli.main(["--root", str(graded_class.root), "export", "--out", str(tmp_path / "no"), "--student", "nobody"])
     assert not (tmp_path / "no").exists()
+
+
+def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    chinese = export(graded_class.root, tmp_path)
+    headers = {}
+    for english_path, chinese_path in zip(sheets, chinese):
+        assert english_path.name == chinese_path.name
+        with english_path.open(newline="", encoding="utf-8") as e, chinese_path.open(newline="", encoding="utf-8") as c:
+            english, ours = list(csv.reader(e)), list(csv.reader(c))
+        assert ours[1:] == english[1:] and len(ours) > 1, chinese_path.name
+        headers[chinese_path.name] = ours[0]
+    assert chinese.canvas.read_bytes() == sheets.canvas.read_bytes()  # Canvas's importer fixes its columns
+    assert headers["grades.csv"] == ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "原始分", "迟交罚分", "得分", "满分"]
+    assert headers["scores.csv"] == ["学号", "姓", "名", "邮箱", *ASSIGNMENTS, "总分", "满分合计", "未提交的作业"]
+    assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误解", "通过用例数", "用例数"]
+    assert headers["question_stats.csv"] == ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数",
+                                             "失分", "目录外失分", "目录外失分人数"]

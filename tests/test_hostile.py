@@ -1,6 +1,7 @@
 """Hostile submissions through real nbgrader, graded in one class with two honest students: a cheat
 earns nothing, a breaker loses only its own cells, the honest keep full marks, the course files
 stay byte-identical, no process is left over, and the gradebook holds one grade per cell."""
+import re
 import sqlite3
 import subprocess
 
@@ -73,8 +74,8 @@ def test_output_is_cut_at_the_limit_with_a_note(graded_class):
 
 def test_a_killed_runner_is_named_and_costs_only_its_cells(graded_class):
     path = graded_class.root / "autograded" / "exit-in-function" / A / f"{A}.ipynb"
-    texts = {cell.metadata.get("nbgrader", {}).get("grade_id"): "".join(o.get("text", "") for o in cell.outputs)
-             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"}
+    texts = {cell.metadata.get("nbgrader", {}).get("grade_id"): re.sub(r"\n +", " ", "".join(o.get("text", "") for o in cell.outputs))
+             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"}  # wrapped lines joined again
     assert "stopped the Python process while sgd_update ran" in texts["sgd_update"]
 
 

@@ -2,12 +2,16 @@
 plain `nbgrader autograde` (the trusted executor wired in nbgrader_config.py) gives the same grades,
 so does a Dask LocalCluster, and feedback and exports are written."""
 import csv
+import html
+import re
 import shutil
 
 import nbformat
 import pytest
+from rnnkit import messages
 
 from autograder import catalogue, report
+from autograder.assignments import get
 from autograder.course import autograde, export, feedback, nbgrader, release
 
 from .conftest import ASSIGNMENTS, make_course
@@ -76,6 +80,22 @@ def test_feedback_is_written_for_the_students_asked_for(graded_class):
     for outcome in graded_class.outcomes:
         written = list((graded_class.root / "feedback" / outcome.student / outcome.assignment).glob("*.html"))
         assert bool(written) == (outcome.student in students), outcome
+
+
+@pytest.mark.skipif("ch12_bptt" not in ASSIGNMENTS, reason="ch12_bptt not under test")
+def test_feedback_names_each_check_wraps_messages_and_shows_a_failed_hidden_case(graded_class):
+    feedback(graded_class.root, ["ch12_bptt"], students=["last_use_only"])
+    page = (graded_class.root / "feedback" / "last_use_only" / "ch12_bptt" / "ch12_bptt.html").read_text(encoding="utf-8")
+    toc = page[page.index('<div id="toc">'):page.index("</ol>")]
+    names = [check.name for check in get("ch12_bptt").checks]
+    assert [f'<code>{name}</code>' in toc for name in names] == [True] * len(names) and "Test cell" not in toc
+    assert "white-space: pre-wrap" in page
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "That hidden case: inputs" in text and "[last_use_only]" in text
+    right = sum(row.score == row.max_score for row in graded_class.rows("ch12_bptt", "last_use_only").values())
+    assert 0 < right < len(names) and messages.text("notebook.summary", right=right, total=len(names)) in text
+    printed = re.findall(r'output_text">\s*<pre>(.*?)</pre>', page, flags=re.S)  # what the cells printed
+    assert printed and max(len(html.unescape(line)) for output in printed for line in output.splitlines()) <= 110
 
 
 def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded_class):

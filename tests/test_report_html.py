@@ -133,3 +133,36 @@ def test_the_report_renders_in_headless_chromium(page, tmp_path):
     assert 0.01 < ink < 0.6 and colour > 0.005, (ink, colour)
     top = pixels[:120].min(axis=2)
     assert (top < 0.5).mean() > 0.005  # the title is drawn at the top
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+def test_the_class_report_in_chinese(data, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    text = report.write_html(data, tmp_path / "zh.html", generated=datetime(2025, 3, 14, 9, 26).astimezone()).read_text(encoding="utf-8")
+    assert '<html lang="zh">' in text and f"<title>班级报告：{data.course_id}</title>" in text and "生成于 2025-03-14 09:26" in text
+    assert '<h2 id="students">学生 × 作业</h2>' in text
+    assert text.count('title="未提交"') == sum(len(data.missing(a)) for a in data.assignments)
+    for assignment in data.assignments:
+        section = _section(text, assignment)
+        assert f"未提交 <b>{len(data.missing(assignment))}</b> 人" in section
+        assert "<h3>各题统计</h3>" in section and "<h3>误解</h3>" in section
+        found = report.misconception_stats(data, assignment)  # explanations in the course language
+        assert found, assignment
+        for m in found:
+            assert CJK.search(m.text) and section.count(html.escape(m.text)) == 1, m.id
+    headers = [re.sub(r"<[^>]+>", "", h) for h in re.findall(r"<th[^>]*>(.*?)</th>", text, flags=re.S)]
+    for assignment in data.assignments:
+        headers = [h.replace(assignment, "") for h in headers]
+    assert headers and all(CJK.search(h) and not re.search(r"[A-Za-z]", h) for h in headers), headers
+    for phrase in ("not submitted", "at full marks", "Per question", "Misconceptions", "what it means", "points lost"):
+        assert phrase not in text, phrase
+
+
+def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    out = tmp_path / "r.html"
+    assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "检出的误解"]
+    assert '<html lang="zh">' in out.read_text(encoding="utf-8")

@@ -1,6 +1,8 @@
 """A student's view: the released notebook runs top to bottom in its own folder with only the kit
-(`from rnnkit import checker`), the self-checks answer without errors, and a filled-in notebook
-passes every visible check."""
+(`from rnnkit import checker`), untouched without a single error (a failing self-check writes to
+stderr; a plot of a stub says which function to write), and a filled-in notebook passes every
+visible check and says so in its closing summary."""
+import re
 import shutil
 
 import nbformat
@@ -12,15 +14,27 @@ from rnnkit.selfcheck import public_checks
 from autograder.layout import Course
 from autograder.submissions import filled
 
-from .conftest import ASSIGNMENTS, REPO
+from autograder.course import nbgrader
+
+from .conftest import ASSIGNMENTS, REPO, make_course
+
+
+def _flat(text: str) -> str:
+    """Printed text with wrapped lines joined again."""
+    return re.sub(r"\n +", " ", text)
+
+
+def _printed(cell, stream: str | None = None) -> str:
+    return _flat("".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream" and stream in (None, o.name)))
 
 
 def _execute(notebook, folder):
-    """Run the notebook; its errors (cell metadata, exception name) and each check cell's printed text."""
-    NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=True, resources={"metadata": {"path": str(folder)}}).execute()
+    """Run the notebook as Jupyter's Run All does (stopping at an error); its errors (cell metadata,
+    exception name) and each check cell's printed text, with the stream it went to."""
+    NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
     errors = [(cell.metadata.get("nbgrader", {}), output.ename) for cell in notebook.cells if cell.cell_type == "code"
               for output in cell.get("outputs", []) if output.output_type == "error"]
-    checked = [(cell.metadata["nbgrader"]["grade_id"], "".join(output.get("text", "") for output in cell.get("outputs", []) if output.output_type == "stream"))
+    checked = [(cell.metadata["nbgrader"]["grade_id"], _printed(cell), _printed(cell, "stderr"))
                for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
     return errors, checked
 
@@ -38,18 +52,37 @@ def test_the_released_notebook_works_for_a_student(assignment, tmp_path):
     folder = tmp_path / assignment
     shutil.copytree(Course(REPO).release(assignment), folder)
     path = Course(REPO).notebook(folder, assignment)
-    errors, checked = _execute(nbformat.read(path, as_version=4), folder)
-    assert all(not cell.get("grade") and name == "NotImplementedError" for cell, name in errors), errors
-    assert sorted(name for name, _ in checked) == sorted(checks)  # one check cell per check of the kit
-    for name, text in checked:  # every check runs on the stub, earns nothing and says why
-        assert messages.text("check.not_implemented", name=name) in text, (name, text)
+    untouched = nbformat.read(path, as_version=4)
+    errors, checked = _execute(untouched, folder)  # raises on the first error (as Run All stops there)
+    assert sorted(name for name, _, _ in checked) == sorted(checks)  # one check cell per check of the kit
+    for name, text, failed in checked:  # every check runs on the stub, earns nothing and says why, on stderr
+        assert messages.text("check.not_implemented", name=name) in failed, (name, text)
         assert _all_right(name, checks[name]) not in text, (name, text)
+    uses = [cell for cell in untouched.cells if "with uses_your_functions():" in cell.source]
+    assert all(_flat(messages.text("notebook.needs_function", name="")).split()[-1] in _printed(cell) for cell in uses)
+    assert not any(output.output_type == "display_data" for cell in uses for output in cell.outputs)  # no half-drawn plot
+    summary = _printed(untouched.cells[-1])
+    assert messages.text("notebook.summary", right=0, total=len(checks)) in summary, summary
     notebook = filled(path, assignment)
     errors, checked = _execute(notebook, folder)
     assert not errors
     points = {cell.metadata["nbgrader"]["grade_id"]: cell.metadata["nbgrader"]["points"] for cell in notebook.cells
               if cell.metadata.get("nbgrader", {}).get("grade")}
     assert points == {name: spec["points"] for name, spec in checks.items()}
-    for name, text in checked:
-        assert text.startswith(_all_right(name, checks[name])), (name, text)
+    for name, text, failed in checked:
+        assert text.startswith(_all_right(name, checks[name])) and not failed, (name, text)
         assert messages.text("check.public_note") in text, (name, text)
+    summary = _printed(notebook.cells[-1])
+    assert summary.strip() == messages.text("notebook.summary", right=len(checks), total=len(checks)), summary
+
+
+def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
+    """`nbgrader validate` on an untouched notebook, from the course root: every check cell fails,
+    each with the self-check's reason (not a bare "Partial credit")."""
+    root = make_course(tmp_path / "course", ["ch12_bptt"])
+    shutil.copytree(Course(REPO).release("ch12_bptt"), root / "mine")
+    result = nbgrader(root, "validate", "mine/ch12_bptt.ipynb")
+    text = _flat(result.stdout)
+    assert f"VALIDATION FAILED ON {len(public_checks('ch12_bptt'))} CELL(S)" in text, text
+    assert messages.text("check.not_implemented", name="rnn_backward") in text
+    assert "Partial credit" not in text and "..." not in text.replace("... and", "")

@@ -12,7 +12,9 @@ import contextlib
 import copy
 import io
 import signal
+import sys
 import threading
+import traceback
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
@@ -21,8 +23,11 @@ from typing import Any, Callable
 import numpy as np
 
 from . import messages
-from .compare import compare
+from .compare import Verdict, compare, show
 from .helpers import CALLS
+
+#: The misconception named whenever a value is right but a float where the contract is exact.
+FLOAT_WHERE_EXACT = "float_where_exact"
 
 
 @dataclass(frozen=True)
@@ -43,6 +48,10 @@ class CaseResult:
     ok: bool
     message: str = ""
     misconception: str = ""
+    #: a hidden case's inputs and expected value, as a student reads them (shown after grading
+    #: only where the course allows it)
+    inputs: str = ""
+    expected: str = ""
 
 
 @dataclass
@@ -68,9 +77,11 @@ class Report:
         """The catalogued mistakes named, most frequent first."""
         return [mistake for mistake, _ in Counter(r.misconception for r in self.results if r.misconception).most_common()]
 
-    def lines(self, *, graded: bool) -> list[str]:
-        """What the student reads: the summary, each failing public case, the first failing hidden
-        case (and how many more), then each likely misconception once with its number of cases."""
+    def lines(self, *, graded: bool, show_hidden: bool = False) -> list[str]:
+        """What the student reads, wrapped at `messages.WIDTH`: the summary, each failing public
+        case, the first failing hidden case (with its inputs and expected value when `show_hidden`)
+        and how many more failed, then each likely misconception once, with the number of wrong
+        cases it explains."""
         if graded:
             head = messages.text("check.summary", name=self.name, passed=self.passed, total=len(self.results), score=self.score, points=self.points)
         else:
@@ -85,12 +96,15 @@ class Report:
         fresh = [result for result in hidden if result.message not in shown]
         if fresh:
             out.append(f"  - {fresh[0].label}: {fresh[0].message}")
+            if show_hidden and fresh[0].inputs:
+                out.append("    " + messages.text("check.hidden_case_shown", inputs=fresh[0].inputs, expected=fresh[0].expected))
         if len(hidden) > len(fresh[:1]):
             out.append("    " + messages.text("check.more_hidden", count=len(hidden) - len(fresh[:1])))
         found = Counter(result.misconception for result in failed if result.misconception)
         for mistake_id, count in found.items():
-            out.append("  " + messages.text("check.misconception", id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count))
-        return out
+            which = "check.misconception_all" if count == len(failed) else "check.misconception"
+            out.append("  " + messages.text(which, id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count, failed=len(failed)))
+        return [wrapped for line in out for wrapped in messages.wrap(line)]
 
 
 class StudentFailure(Exception):
@@ -149,7 +163,23 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
         raise StudentFailure("check.timeout", name=name, seconds=timeout, case=case.label) from None
     except Exception as error:  # the student's code may raise anything
         detail = str(error).splitlines()[0][:200] if str(error) else "(no message)"
-        raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
+        frame = _student_frame(error)
+        if frame is None or not frame.line:
+            raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
+        raise StudentFailure("check.crashed_at", name=name, error=type(error).__name__, case=case.label, detail=detail,
+                             line=frame.lineno, function=frame.name, code=(frame.line or "").strip()[:120]) from None
+
+
+_LIBRARIES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, str(messages.HERE.parent)})
+
+
+def _student_frame(error: BaseException) -> "traceback.FrameSummary | None":
+    """The innermost frame of the traceback in the student's own code (not Python's, a library's
+    or the kit's), or None."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if not frame.filename.startswith(_LIBRARIES) and not frame.filename.startswith("<frozen"):
+            return frame
+    return None
 
 
 @dataclass(frozen=True)
@@ -179,21 +209,33 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     results: list[CaseResult] = []
     for case, public, expected in cases:
         run = lambda c: call_student(fn, c, name=name, call=rules.call, timeout=timeout)  # noqa: E731
+        shown = () if public else _shown(case, expected)
         try:
             got = run(case)
         except StudentFailure as failure:
             if failure.message_id == "check.not_implemented":
                 return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases])
-            results.append(CaseResult(case.label, public, False, failure.message))
+            results.append(CaseResult(case.label, public, False, failure.message, "", *shown))
             continue
         verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
         if not verdict.ok:
-            mistake = diagnose(got, case) if diagnose else ""
-            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), mistake))
+            if verdict.reason == "compare.not_exact":
+                mistake = FLOAT_WHERE_EXACT
+                if not case.args and not case.kwargs:  # an answer, not a computation from inputs
+                    verdict = Verdict(False, "compare.not_exact_answer", verdict.fields)
+            else:
+                mistake = diagnose(got, case) if diagnose else ""
+            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), mistake, *shown))
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
-        results.append(CaseResult(case.label, public, not broken, broken or ""))
+        results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown if broken else ())))
     return Report(assignment, name, points, results)
+
+
+def _shown(case: Case, expected: Any) -> tuple[str, str]:
+    """A hidden case's inputs and expected value, rendered for a student."""
+    inputs = [show(arg, 200) for arg in case.args] + [f"{key}={show(value, 200)}" for key, value in case.kwargs.items()]
+    return ", ".join(inputs), show(expected, 300)
 
 
 def _probe(probe: Probe, run: Callable[[Case], Any], case: Case) -> str | None:

@@ -93,30 +93,46 @@ def as_fraction(value: Any) -> Fraction:
     return Fraction(int(value)) if isinstance(value, (int, np.integer)) else Fraction(value)
 
 
-def show(value: Any) -> str:
-    """A short rendering of a value for a message."""
+def show(value: Any, limit: int = 80) -> str:
+    """A short rendering of a value for a message: fractions as 1/2, containers as Python writes
+    them, at most `limit` characters."""
+    text = _render(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _render(value: Any, items: int = 12) -> str:
     if isinstance(value, np.ndarray):
-        return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=12)
-    if isinstance(value, Real):
-        return str(value)
-    if isinstance(value, (np.floating, np.integer)):
+        return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=items, formatter={"all": _render})
+    if isinstance(value, (np.floating, np.integer, np.bool_)):
         value = value.item()
-    text = repr(value) if isinstance(value, float) else str(value)
-    return text if len(text) <= 80 else text[:77] + "..."
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        parts = [_render(item) for item in value]
+        if isinstance(value, (set, frozenset)):
+            parts.sort()
+        parts = parts if len(parts) <= items else [*parts[:items], "..."]
+        if isinstance(value, (set, frozenset)):
+            return "{" + ", ".join(parts) + "}" if parts else "set()"
+        return ("[{}]" if isinstance(value, list) else "({},)" if len(parts) == 1 else "({})").format(", ".join(parts))
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{_render(k) if not isinstance(k, str) else repr(k)}: {_render(v)}" for k, v in value.items()) + "}"
+    return str(value)
 
 
 def _kind(ref: Any) -> str:
+    """What the contract asks for, as the words of the message `kind.<kind>`."""
     if isinstance(ref, dict):
-        return "a dict"
+        return messages.text("kind.dict")
     if isinstance(ref, np.ndarray):
-        return "an array"
+        return messages.text("kind.array")
     if isinstance(ref, (list, tuple)):
-        return "a list"
+        return messages.text("kind.list")
     if isinstance(ref, bool):
-        return "True or False"
+        return messages.text("kind.bool")
     if isinstance(ref, str):
-        return "a string"
-    return "a number"
+        return messages.text("kind.string")
+    return messages.text("kind.number")
 
 
 def _rounded(got: float, ref: float) -> bool:
@@ -126,14 +142,15 @@ def _rounded(got: float, ref: float) -> bool:
     return any(math.isclose(got, round(ref, places), rel_tol=1e-15, abs_tol=1e-300) for places in range(1, 16))
 
 
-def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "the value") -> Verdict:
+def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
     """Judge one numeric leaf `got` against the reference `ref` (a Fraction, an int or a Real)."""
+    where = where or messages.text("compare.the_value")
     if isinstance(got, np.ndarray) and got.shape == ():
         got = got[()]
     if _sympy(got) and not getattr(got, "is_number", False):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type="a SymPy expression with symbols"))
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=messages.text("kind.sympy_symbols")))
     if isinstance(got, bool) or not isinstance(got, numbers.Number):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a number", got_type=type(got).__name__))
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=type(got).__name__))
     if isinstance(ref, (float, np.floating)):
         ref = Real(repr(float(ref)))
     rational = not isinstance(ref, Real)
@@ -143,7 +160,7 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     try:
         value = float(got) if not isinstance(got, complex) else float("nan")
     except (TypeError, ValueError, OverflowError):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind="a real number", got_type=type(got).__name__))
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__))
     if not math.isfinite(value):
         return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
     target = float(ref)
@@ -158,11 +175,12 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
 
 
-def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "the result") -> Verdict:
+def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
     """Judge a (nested) student value against a (nested) reference; the first difference wins."""
+    where = where or messages.text("compare.the_result")
     if isinstance(ref, dict):
         if not isinstance(got, dict):
-            return Verdict(False, "compare.wrong_type", dict(where=where, kind="a dict", got_type=type(got).__name__))
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         missing = [key for key in ref if key not in got]
         if missing:
             return Verdict(False, "compare.wrong_keys", dict(where=where, expected_keys=list(ref), missing=missing))
@@ -175,7 +193,7 @@ def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = Non
         try:
             array = np.asarray(got, dtype=object if exact else float)
         except (TypeError, ValueError):
-            return Verdict(False, "compare.wrong_type", dict(where=where, kind="an array", got_type=type(got).__name__))
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         if array.shape != ref.shape:
             return Verdict(False, "compare.wrong_shape", dict(where=where, got_shape=array.shape, expected_shape=ref.shape))
         for index in np.ndindex(ref.shape):
@@ -195,8 +213,8 @@ def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = Non
         return OK
     if isinstance(ref, (set, frozenset)):
         if not isinstance(got, (set, frozenset, list, tuple)):
-            return Verdict(False, "compare.wrong_type", dict(where=where, kind="a set of choices", got_type=type(got).__name__))
-        return OK if set(got) == set(ref) else Verdict(False, "compare.wrong_value", dict(where=where, got=show(sorted(got, key=str)), expected=show(sorted(ref, key=str))))
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.set"), got_type=type(got).__name__))
+        return OK if set(got) == set(ref) else Verdict(False, "compare.wrong_value", dict(where=where, got=show(set(got)), expected=show(set(ref))))
     if isinstance(ref, (bool, str)):
         if type(got) is not type(ref):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))

@@ -2,11 +2,16 @@
 
 `check(name, obj)` runs the book's public cases of one check against the expected values stored
 with the kit (`public/<assignment>.json`, written by the course's build), names a catalogued
-mistake when the answer matches one, and prints what to do. It returns None: the points are given
-at grading time, by the grader, on public and hidden cases.
+mistake when the answer matches one, and prints what to do: to stdout when every case is right, to
+stderr otherwise (so `nbgrader validate` lists the failing checks with their reasons, while the
+notebook still runs on). It returns None: the points are given at grading time, by the grader, on
+public and hidden cases. `check.summary()` prints how many checks are right and which are left.
 """
 from __future__ import annotations
 
+import contextlib
+import sys
+import traceback
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
@@ -32,7 +37,7 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
     """The report of `obj` on the public cases of check `name`."""
     spec = public_checks(assignment)[name]
     rules = Rules(**spec["rules"])
-    cases = [(Case(c["args"], c["kwargs"], c["label"]), True, c["expected"]) for c in spec["cases"]]
+    cases = [(Case(c["args"], c["kwargs"], messages.text("check.case_public", label=messages.case_label(c["label"]))), True, c["expected"]) for c in spec["cases"]]
     stored = {id(case): c["mistakes"] for (case, _, _), c in zip(cases, spec["cases"])}
 
     def diagnose(got: Any, case: Case) -> str:
@@ -44,6 +49,7 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
 def checker(assignment: str) -> Callable[..., None]:
     """The `check` function of one assignment's notebook."""
     checks = public_checks(assignment)
+    right: dict[str, bool] = {}
 
     def check(name: str, obj: Any, hidden: bool = False) -> None:
         if name not in checks:
@@ -52,12 +58,42 @@ def checker(assignment: str) -> Callable[..., None]:
             print(messages.text("check.hidden_at_grading", name=name))
             return None
         report = selfcheck(assignment, name, obj)
+        right[name] = report.passed == len(report.results)
         if Rules(**checks[name]["rules"]).reveal:
             lines = report.lines(graded=False)
         else:
-            verdict = "check.selfcheck_right" if report.passed == len(report.results) else "check.selfcheck_wrong"
+            verdict = "check.selfcheck_right" if right[name] else "check.selfcheck_wrong"
             lines = [messages.text(verdict, name=name), *report.lines(graded=False)[1:]]
-        print("\n".join([*lines, messages.text("check.public_note")]))
+        print("\n".join([*lines, *messages.wrap(messages.text("check.public_note"))]), file=sys.stdout if right[name] else sys.stderr)
         return None
 
+    def summary() -> None:
+        """Print how many checks are right so far, and which are left."""
+        print("\n".join(summary_lines(list(checks), right)))
+
+    check.summary = summary
     return check
+
+
+def summary_lines(names: list[str], right: dict[str, bool]) -> list[str]:
+    """The notebook's closing summary: `right` checks of `names`, then the ones left (in order)."""
+    if not right:
+        return messages.wrap(messages.text("notebook.summary_none"))
+    left = [name for name in names if not right.get(name)]
+    lines = [messages.text("notebook.summary", right=len(names) - len(left), total=len(names))]
+    if left:
+        lines.append(messages.text("notebook.summary_left", names=", ".join(left)))
+    return [wrapped for line in lines for wrapped in messages.wrap(line)]
+
+
+@contextlib.contextmanager
+def uses_your_functions():
+    """Around a table or plot cell: while a function it calls is still the stub, say which one to
+    write first instead of raising (and drop the half-drawn figure), so the notebook runs on."""
+    try:
+        yield
+    except NotImplementedError as error:
+        name = traceback.extract_tb(error.__traceback__)[-1].name
+        if "matplotlib.pyplot" in sys.modules:
+            sys.modules["matplotlib.pyplot"].close("all")
+        print("\n".join(messages.wrap(messages.text("notebook.needs_function", name=name))))

@@ -167,7 +167,10 @@ def _public_rnn_step():
     return [Case((x["red"], np.zeros(2), *weights), label="Table 11.2, read 1: red from [0, 0]"),
             Case((x["key"], np.array([1.0, 0.0]), *weights), label="Table 11.2, read 2: key from [1, 0]"),
             Case((x["is"], np.array([0.5, 0.0]), *weights), label="Table 11.2, read 3: is from [0.5, 0]"),
-            Case((np.array([-1.0, 0.0]), np.array([0.5, 1.0]), *weights), label="section 11.2: a negative input is cut by ReLU")]
+            Case((np.array([-1.0, 0.0]), np.array([0.5, 1.0]), *weights), label="section 11.2: a negative input is cut by ReLU"),
+            # the book's W_h is diagonal (symmetric), so it cannot tell h_prev @ W_h from W_h @ h_prev
+            Case((x["key"], np.array([1.0, 0.0]), m["W_x"], np.array([[0.5, 0.25], [0.0, 0.5]]), m["b_h"]),
+                 label="Table 11.2, read 2, with a non-symmetric W_h = [[0.5, 0.25], [0, 0.5]] instead of the book's")]
 
 
 def _public_output_logits():
@@ -185,9 +188,16 @@ def _public_run_rnn():
 
 def _public_window():
     m = book_model()
+    # The book's window adds the two embeddings (its W repeats [1, 0], [0, 1]) and its inputs end in
+    # `key is` (two zero rows), so no book case shows the order of the two embeddings: the last case
+    # halves the rows of the earlier token and ends in two different colours.
+    ids = m["vocabulary"]
+    older_halved = {"W": np.array([[0.5, 0.0], [0.0, 0.5], [1.0, 0.0], [0.0, 1.0]]), "b": m["window_baseline"]["b"].copy()}
     return [Case((m["inputs"]["short_blue"], m), label="section 11.3: blue key is"),
             Case((m["inputs"]["long_red"], m), label="Table 11.4: the long red input"),
-            Case((m["inputs"]["long_blue"], m), label="Table 11.4: the long blue input")]
+            Case((m["inputs"]["long_blue"], m), label="Table 11.4: the long blue input"),
+            Case(([ids["filler"], ids["red"], ids["blue"]], {**m, "window_baseline": older_halved}),
+                 label="filler red blue, with a window W whose earlier-token rows are halved ([0.5, 0], [0, 0.5], [1, 0], [0, 1]) instead of the book's")]
 
 
 def _public_min_fillers():

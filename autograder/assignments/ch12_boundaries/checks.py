@@ -125,7 +125,10 @@ def _public_truncated():
     xs, w, targets = setup["xs"], setup["w"], setup["targets"]
     return [Case((xs, w, targets, 2), label="section 12.3 setup: xs = (1, 0, 0, 0), w = 1/2, target 1 at step 4, k = 2"),
             Case((xs, w, targets, 4), label="the same with k = 4 (full BPTT)"),
-            Case(([1, 0, 0], Fraction(1, 2), {3: 1}, 3), label="Table 12.1 as one segment (k = 3)")]
+            Case(([1, 0, 0], Fraction(1, 2), {3: 1}, 3), label="Table 12.1 as one segment (k = 3)"),
+            # targets in both segments: each segment's gradient counts (above, the first segment has none)
+            Case(([1, 2, -1], Fraction(1, 2), {1: 0, 2: 0, 3: 0}, 2),
+                 label="second text, example 1 (1, 2, -1), a = 1/2, with a target 0 at every step instead of at step 3 only, k = 2")]
 
 
 def _public_masked():
@@ -133,7 +136,10 @@ def _public_masked():
     return [Case((third_text_step(), np.array([[[1.0], [0.0], [-1.0]], [[1.0], [0.0], [5.0]]]), np.array([3, 2]), np.zeros(1)),
                  label="third text's tanh RNN; row 2 has 2 valid steps, then padding"),
             Case((TanhStep.seeded(2024, 4, 3), draws.uniform(rng, (2, 5, 4)), np.array([5, 3]), np.zeros(3)),
-                 label="third text's shapes (2, 5, 4) -> (2, 5, 3); the second sentence has 3 valid tokens")]
+                 label="third text's shapes (2, 5, 4) -> (2, 5, 3); the second sentence has 3 valid tokens"),
+            # the rows above come longest first; here the shorter row comes first and must stay first
+            Case((third_text_step(), np.array([[[1.0], [0.0], [5.0]], [[1.0], [0.0], [-1.0]]]), np.array([2, 3]), np.zeros(1)),
+                 label="third text's tanh RNN; the padded row first (lengths 2, 3)")]
 
 
 def _public_loss():

@@ -39,6 +39,39 @@ def _public_update():
     return [Case((xs, w, target, lr), label="Example 12.1, learning rate 0.1")]
 
 
+def _public_finite_difference():
+    # central differences err by O(eps^2); a forward difference errs by about eps/2 |L''(w)|, beyond
+    # the check's rtol (1e-6) in the last two cases (L'' = 9.5 in the second text's example)
+    book = ScalarLoss(tuple(_book()[0]), Fraction(1))
+    return [Case((book, 0.5), label="Example 12.1: L(w) at w = 0.5"),
+            Case((ScalarLoss((1, 2, -1), 0), 0.5), label="second text, example 1: L(a) = h_3^2 / 2 at a = 0.5 (dL/da = 0.75)"),
+            Case((book, 0.5), {"eps": 1e-4}, label="Example 12.1: L(w) at w = 0.5, with eps = 1e-4")]
+
+
+def _public_polynomial():
+    # at w = 0.5 the inner derivative 2w is 1, so the book's own point cannot show it missing
+    return [Case((Fraction(1, 2),), label="Example 12.1: 2w(w^2 - 1) at w = 0.5"),
+            Case((Fraction(23, 40),), label="Example 12.1 after the update: w = 0.575 (h_3 = 0.330625)")]
+
+
+def _public_rnn_backward():
+    xs, loss_at_h3 = np.array([[1.0], [0.0], [-1.0]]), np.array([[0.0], [0.0], [1.0]])
+    return [Case((xs, np.zeros(1), np.eye(1), np.array([[0.5]]), np.zeros(1), loss_at_h3), label="third text's tanh RNN (1, 0, -1), loss = h_3"),
+            # a 1 x 1 W_h is its own transpose: two hidden units and a non-symmetric W_h show whether it is transposed
+            Case((xs, np.zeros(2), np.array([[1.0, -0.5]]), np.array([[0.5, 0.25], [-0.5, 0.5]]), np.zeros(2),
+                  np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0]])),
+                 label="third text's inputs (1, 0, -1) on two hidden units, not the book's weights: W_x = [[1, -0.5]], "
+                       "a non-symmetric W_h = [[0.5, 0.25], [-0.5, 0.5]], loss = h_3[0]")]
+
+
+def _public_clip():
+    return [Case(([np.array([3.0, 4.0])], 1.0), label="norm 5 clipped to 1"),
+            Case(([np.array([0.3]), np.array([[0.4]])], 1.0), label="norm 0.5 left alone"),
+            # one norm over all tensors: the first alone is under the limit, and is scaled all the same
+            Case(([np.array([0.3, 0.4]), np.array([[0.72, 0.96]])], 0.65),
+                 label="two tensors of norms 0.5 and 1.2 (jointly 1.3) clipped to 0.65: both halved")]
+
+
 def _rnn_case(rng: random.Random) -> Case:
     T, D, H = rng.randint(1, 6), rng.randint(1, 3), rng.randint(2, 3)
     W_h = draws.matrix(rng, H, H, scale=0.9)
@@ -66,19 +99,14 @@ CHECKS = [
           lambda: [Case((Fraction(f), d), label=f"Table 12.2, factor {f}, distance {d}") for f in ("1/2", "3/2") for d in (0, 1, 8, 16)], exact=True,
           draw=lambda rng: Case((draws.rational(rng, -2, 2, nonzero=True), rng.randint(2, 16))), points=1),
     Check("finite_difference_grad", ref.finite_difference_grad,
-          lambda: [Case((ScalarLoss(tuple(_book()[0]), Fraction(1)), 0.5), label="Example 12.1: L(w) at w = 0.5")], rtol=1e-6,
+          _public_finite_difference, rtol=1e-6,
           draw=lambda rng: Case((ScalarLoss(tuple(_sequence(rng, 4)), draws.rational(rng)), rng.uniform(-1.5, 1.5))), points=1),
-    Check("polynomial_grad", ref.polynomial_grad, lambda: [Case((Fraction(1, 2),), label="Example 12.1: 2w(w^2 - 1) at w = 0.5")], exact=True,
+    Check("polynomial_grad", ref.polynomial_grad, _public_polynomial, exact=True,
           draw=lambda rng: Case((draws.rational(rng, -3, 3),)), points=1),
     Check("tanh_local_rate", ref.tanh_local_rate, lambda: [Case((2.0,), label="section 12.3: a = 2"), Case((0.0,), label="a = 0")],
           draw=lambda rng: Case((rng.uniform(-3, 3),)), points=1),
-    Check("rnn_backward", ref.rnn_backward,
-          lambda: [Case((np.array([[1.0], [0.0], [-1.0]]), np.zeros(1), np.eye(1), np.array([[0.5]]), np.zeros(1), np.array([[0.0], [0.0], [1.0]])),
-                        label="third text's tanh RNN (1, 0, -1), loss = h_3")],
-          rtol=1e-6, draw=_rnn_case, points=3),
-    Check("clip_by_global_norm", ref.clip_by_global_norm,
-          lambda: [Case(([np.array([3.0, 4.0])], 1.0), label="norm 5 clipped to 1"), Case(([np.array([0.3]), np.array([[0.4]])], 1.0), label="norm 0.5 left alone")],
-          draw=_clip_case, points=2),
+    Check("rnn_backward", ref.rnn_backward, _public_rnn_backward, rtol=1e-6, draw=_rnn_case, points=3),
+    Check("clip_by_global_norm", ref.clip_by_global_norm, _public_clip, draw=_clip_case, points=2),
     Check("ex_12_7_1", ref.ex_12_7_1, lambda: [Case(label="exercise 12.7.1")], exact=True, reveal=False, points=1),
     Check("ex_12_7_2", ref.ex_12_7_2, lambda: [Case(label="exercise 12.7.2")], exact=True, reveal=False, points=1),
 ]

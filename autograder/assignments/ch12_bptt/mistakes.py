@@ -69,6 +69,11 @@ def difference_not_halved(f, w, eps=1e-6):
     return (f(w + eps) - f(w - eps)) / eps
 
 
+@mistake("finite_difference_grad")
+def forward_difference(f, w, eps=1e-6):
+    return (f(w + eps) - f(w)) / eps
+
+
 @mistake("polynomial_grad")
 def inner_derivative_missing(w):
     return w * w - 1
@@ -92,6 +97,16 @@ def tanh_derivative_missing(xs, h0, W_x, W_h, b, dh_direct):
 @mistake("clip_by_global_norm")
 def clipped_elementwise(grads, max_norm):
     return [np.clip(np.asarray(g, dtype=float), -max_norm, max_norm) for g in grads]
+
+
+@mistake("clip_by_global_norm")
+def per_tensor_clipping(grads, max_norm):
+    clipped = []
+    for g in grads:
+        g = np.asarray(g, dtype=float)
+        norm = float(np.sqrt(np.sum(g**2)))
+        clipped.append(g * (max_norm / norm) if norm > max_norm else g.copy())
+    return clipped
 
 
 def _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, *, transpose, tanh_rate):

@@ -3,18 +3,52 @@
 Each function has the signature of the student function it grades. Gradients are obtained by
 symbolic differentiation of the loss, not by the BPTT recursion the students write, so the two
 are independent derivations of the same numbers.
+
+With exact (rational) inputs the polynomials are SymPy's sparse polynomials over QQ (the engine
+under `sp.Poly`, without its wrappers), and the states are computed in QQ: the same exact numbers,
+returned as SymPy Rationals. Other inputs take the general `sp.Poly`/`sp.expand` path.
 """
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
+import mpmath
 import numpy as np
 import sympy as sp
+from sympy.polys.domains import QQ
+from sympy.polys.rings import PolyElement, ring
 
 from ...symbolic import to_sympy
 from ...data import exact, sequence
 
 w_, s_ = sp.symbols("w s")
+#: The polynomial ring QQ[v] in which losses are written and differentiated (exact inputs).
+_RING, _v = ring("v", QQ)
+#: Digits of the irrational clipped values (compared at DIGITS = 30).
+WORK_DIGITS = 40
+
+
+def _qq(value):
+    """An exact input as an element of QQ, or None when it is not rational."""
+    if isinstance(value, Fraction):
+        return QQ(value.numerator, value.denominator)
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return QQ(int(value))
+    if isinstance(value, sp.Rational):
+        return QQ(int(value.p), int(value.q))
+    return None
+
+
+def _qq_all(values):
+    """Every value in QQ, or None when one of them is not rational."""
+    out = [_qq(v) for v in values]
+    return None if any(v is None for v in out) else out
+
+
+def _rational(value) -> sp.Rational:
+    """An element of QQ as a SymPy Rational."""
+    return sp.Rational(int(value.numerator), int(value.denominator))
 
 
 def example_12_1() -> dict:
@@ -27,6 +61,13 @@ def example_12_1() -> dict:
 
 def _run(xs, w, start, begin=0):
     """States after steps begin+1..T of h_t = x_t + w h_{t-1}, starting from `start`."""
+    exact = _qq_all([w, start, *xs[begin:]])
+    if exact is not None:  # rational: the same numbers, in QQ
+        (w, h), states = exact[:2], []
+        for x in exact[2:]:
+            h = x + w * h
+            states.append(h)
+        return [_rational(h) for h in states]
     states, h = [], start
     for x in xs[begin:]:
         h = sp.expand(to_sympy(x) + w * h)
@@ -52,7 +93,42 @@ def _final_poly(xs, w, start, var) -> sp.Poly:
     return h
 
 
+def _ring_loss_rate(final: PolyElement, target, at):
+    """d/dv of 1/2 (final(v) - target)^2 at v = `at`, for the final state as a polynomial of QQ[v]."""
+    loss = (final - target) ** 2 * QQ(1, 2)
+    return loss.diff(_v)(at)
+
+
+def _ring_final(xs, w, start) -> PolyElement:
+    """The final state of h_t = x_t + w h_{t-1} over `xs` (in QQ), as a polynomial of QQ[v]."""
+    h = _RING(start)
+    for x in xs:
+        h = h * w + x
+    return h
+
+
+def _bptt_exact(xs, w, target, h0):
+    """`bptt_scalar` for inputs in QQ, by the same derivation in QQ[v]; SymPy Rationals out."""
+    states, h = [], h0
+    for x in xs:
+        h = x + w * h
+        states.append(h)
+    previous = [h0, *states[:-1]]
+    # dL/dh_t: make h_t the free variable v, run the remaining steps, differentiate the loss in v.
+    dL_dh = [_ring_loss_rate(_ring_final(xs[t + 1:], w, _v), target, states[t]) for t in range(len(xs))]
+    # each use of w: d(x_t + w h_{t-1})/dw with h_{t-1} held fixed is h_{t-1}
+    contributions = [d * h for d, h in zip(dL_dh, previous)]
+    # the total derivative: the final state as a polynomial in w, differentiated directly
+    total = _ring_loss_rate(_ring_final(xs, _v, h0), target, w)
+    loss = (states[-1] - target) ** 2 * QQ(1, 2)
+    return {"states": [_rational(v) for v in states], "loss": _rational(loss), "dL_dh": [_rational(v) for v in dL_dh],
+            "contributions": [_rational(v) for v in contributions], "grad": _rational(total)}
+
+
 def bptt_scalar(xs, w, target, h0=0):
+    exact = _qq_all([w, target, h0, *xs])
+    if exact is not None and len(xs):
+        return _bptt_exact(exact[3:], exact[0], exact[1], exact[2])
     w, h0, target = to_sympy(w), to_sympy(h0), to_sympy(target)
     states = _run(xs, w, h0)
     previous = [h0, *states[:-1]]
@@ -85,8 +161,18 @@ def polynomial_grad(w):
 
 
 def finite_difference_grad(f, w, eps=1e-6):
-    """The exact derivative f'(w); the central difference must come within the check's tolerance."""
-    return sp.diff(f(w_), w_).subs(w_, sp.Rational(w))
+    """The exact derivative f'(w); the central difference must come within the check's tolerance.
+
+    f is written symbolically and differentiated: as a polynomial of QQ[v] when it is one (the
+    course's losses are), else as a SymPy expression."""
+    at = sp.Rational(w)
+    try:
+        loss = f(_v)
+    except Exception:  # noqa: BLE001 - not a polynomial function: the general path below
+        loss = None
+    if isinstance(loss, PolyElement) and loss.ring == _RING:
+        return _rational(loss.diff(_v)(QQ(int(at.p), int(at.q))))
+    return sp.diff(f(w_), w_).subs(w_, at)
 
 
 def tanh_local_rate(a):
@@ -119,11 +205,42 @@ def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, eps=1e-6):
     return grads
 
 
+def _map(values: np.ndarray, convert):
+    """`convert` of each entry of a float array, as an object array of its shape (of a 0-d array:
+    the value, as NumPy's arithmetic on one gives)."""
+    out = np.empty(values.shape, dtype=object)
+    for index in np.ndindex(values.shape):
+        out[index] = convert(float(values[index]))
+    return out[()] if out.ndim == 0 else out
+
+
 def clip_by_global_norm(grads, max_norm):
-    exact_grads = [np.vectorize(lambda v: sp.Rational(float(v)), otypes=[object])(np.asarray(g, dtype=float)) for g in grads]
-    norm = sp.sqrt(sum(sum(v**2 for v in g.flat) for g in exact_grads))
-    scale = sp.Min(1, sp.Rational(max_norm) / norm) if norm != 0 else sp.Integer(1)
-    return [g * scale for g in exact_grads]
+    """Each array times min(1, max_norm / ||grads||), the float inputs taken exactly.
+
+    The squared norm is an exact Rational; where the scale is rational (1, or a perfect square
+    norm) the clipped values are exact Rationals, otherwise (g max_norm / sqrt(norm^2)) they are
+    irrational and computed in 40-digit arithmetic (compared at 30 digits)."""
+    arrays = [np.asarray(g, dtype=float) for g in grads]
+    squared = sum((Fraction(float(v)) ** 2 for g in arrays for v in g.flat), Fraction(0))
+    limit = Fraction(int(sp.Rational(max_norm).p), int(sp.Rational(max_norm).q))
+    roots = [_isqrt_exact(n) for n in (squared.numerator, squared.denominator)]
+    if squared == 0 or (limit >= 0 and limit * limit >= squared):  # min(1, max_norm / norm) = 1
+        scale = Fraction(1)
+    elif limit == 0 or None not in roots:  # a rational norm: a rational scale
+        scale = limit / Fraction(roots[0], roots[1]) if limit else Fraction(0)
+    else:
+        scale = None
+    if scale is not None:
+        return [_map(g, lambda v: _rational(Fraction(v) * scale)) for g in arrays]
+    with mpmath.workdps(WORK_DIGITS):
+        factor = mpmath.mpf(limit.numerator) / limit.denominator / mpmath.sqrt(mpmath.mpf(squared.numerator) / squared.denominator)
+        return [_map(g, lambda v: sp.Integer(0) if v == 0 else sp.Float(mpmath.mpf(v) * factor, WORK_DIGITS)) for g in arrays]
+
+
+def _isqrt_exact(n: int) -> int | None:
+    """The integer square root of n when n is a perfect square, else None."""
+    root = math.isqrt(n)
+    return root if root * root == n else None
 
 
 def ex_12_7_1():

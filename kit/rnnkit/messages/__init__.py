@@ -1,14 +1,17 @@
 """The message catalogue: every sentence a student reads, by id, one JSON file per language.
 
 `core.<lang>.json` holds the comparison, check and probe sentences; `<assignment>.<lang>.json`
-holds an assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences.
+holds an assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences;
+`labels.<lang>.json` translates the labels of public cases (ids `label.<English label>`).
 The language is `COURSE_LANG` (default `en`); a missing translation falls back to English.
+A message `<id>.one`, where it exists, is used instead of `<id>` when the field `count` is 1.
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -27,13 +30,38 @@ def catalogue(lang: str = "en") -> dict[str, str]:
     return merged
 
 
+LANGUAGES = ("en", "zh")
+#: Where messages are wrapped, in columns (a CJK character takes two).
+WIDTH = 100
+
+
+def language() -> str:
+    """The course language: `COURSE_LANG`, `en` or `zh` (default `en`)."""
+    lang = os.environ.get("COURSE_LANG", "en") or "en"
+    if lang not in LANGUAGES:
+        raise ValueError(f"COURSE_LANG is {lang!r}; it must be one of {', '.join(LANGUAGES)}")
+    return lang
+
+
 def text(message_id: str, **fields) -> str:
     """The sentence for `message_id` in the course language, with `fields` filled in."""
-    lang = os.environ.get("COURSE_LANG", "en")
-    template = catalogue(lang).get(message_id) or catalogue("en").get(message_id)
+    lang = language()
+    if fields.get("count") == 1 and _lookup(lang, f"{message_id}.one"):
+        message_id = f"{message_id}.one"
+    template = _lookup(lang, message_id)
     if template is None:
         raise KeyError(f"no message {message_id!r} in the catalogue")
     return _FIELD.sub(lambda m: _fill(m, fields), template)
+
+
+def case_label(label: str) -> str:
+    """A public case's label (English, as the checks write it) in the course language: the message
+    `label.<label>` where the language has one (`labels.<lang>.json`), else the label as written."""
+    return catalogue(language()).get(f"label.{label}", label)
+
+
+def _lookup(lang: str, message_id: str) -> str | None:
+    return catalogue(lang).get(message_id) or catalogue("en").get(message_id)
 
 
 _FIELD = re.compile(r"\{(\w+)(!r)?\}")
@@ -45,3 +73,30 @@ def _fill(match: re.Match, fields: dict) -> str:
     if name not in fields:
         return match.group(0)
     return repr(fields[name]) if as_repr else str(fields[name])
+
+
+def _columns(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+_TOKEN = re.compile(r"\s+|[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+")
+
+
+def wrap(line: str, width: int = WIDTH) -> list[str]:
+    """`line` broken at spaces, or between CJK characters, into lines of at most `width` columns;
+    continuation lines keep the line's indent plus two spaces. A single longer word stays whole."""
+    indent = line[:len(line) - len(line.lstrip())]
+    rest = indent + "  "
+    out, current, used = [], indent, len(indent)
+    for token in _TOKEN.findall(line[len(indent):]):
+        size = sum(map(_columns, token))
+        if token.isspace():
+            if used > len(out and rest or indent):
+                current, used = current + " ", used + 1
+            continue
+        if used + size > width and current.strip():
+            out.append(current.rstrip())
+            current, used = rest, len(rest)
+        current, used = current + token, used + size
+    out.append(current.rstrip())
+    return out

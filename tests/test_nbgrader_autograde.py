@@ -74,25 +74,24 @@ def test_graded_notebooks_keep_the_students_plots_and_the_graders_messages(grade
     assert any("cases right" in o.get("text", "") for o in outputs)
 
 
-def test_feedback_is_written_for_the_students_asked_for(graded_class):
-    students = ["reference", "stub"]
-    feedback(graded_class.root, ASSIGNMENTS, students=students)
+def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(graded_class):
+    """Feedback for three students of one assignment: written for them only; the page names each
+    check in its contents, wraps the messages, shows a failed hidden case and the grader's summary."""
+    assignment = "ch12_bptt" if "ch12_bptt" in ASSIGNMENTS else ASSIGNMENTS[0]
+    mistake = catalogue.mistakes(assignment)[0].id
+    students = ["reference", "stub", mistake]
+    feedback(graded_class.root, [assignment], students=students)
     for outcome in graded_class.outcomes:
         written = list((graded_class.root / "feedback" / outcome.student / outcome.assignment).glob("*.html"))
-        assert bool(written) == (outcome.student in students), outcome
-
-
-@pytest.mark.skipif("ch12_bptt" not in ASSIGNMENTS, reason="ch12_bptt not under test")
-def test_feedback_names_each_check_wraps_messages_and_shows_a_failed_hidden_case(graded_class):
-    feedback(graded_class.root, ["ch12_bptt"], students=["last_use_only"])
-    page = (graded_class.root / "feedback" / "last_use_only" / "ch12_bptt" / "ch12_bptt.html").read_text(encoding="utf-8")
+        assert bool(written) == (outcome.student in students and outcome.assignment == assignment), outcome
+    page = (graded_class.root / "feedback" / mistake / assignment / f"{assignment}.html").read_text(encoding="utf-8")
     toc = page[page.index('<div id="toc">'):page.index("</ol>")]
-    names = [check.name for check in get("ch12_bptt").checks]
+    names = [check.name for check in get(assignment).checks]
     assert [f'<code>{name}</code>' in toc for name in names] == [True] * len(names) and "Test cell" not in toc
     assert "white-space: pre-wrap" in page
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    assert "That hidden case: inputs" in text and "[last_use_only]" in text
-    right = sum(row.score == row.max_score for row in graded_class.rows("ch12_bptt", "last_use_only").values())
+    assert "That hidden case: inputs" in text and f"[{mistake}]" in text
+    right = sum(row.score == row.max_score for row in graded_class.rows(assignment, mistake).values())
     assert 0 < right < len(names) and messages.text("notebook.summary", right=right, total=len(names)) in text
     printed = re.findall(r'output_text">\s*<pre>(.*?)</pre>', page, flags=re.S)  # what the cells printed
     assert printed and max(len(html.unescape(line)) for output in printed for line in output.splitlines()) <= 110

@@ -61,10 +61,10 @@ def example_12_1() -> dict:
 
 def _run(xs, w, start, begin=0):
     """States after steps begin+1..T of h_t = x_t + w h_{t-1}, starting from `start`."""
-    exact = _qq_all([w, start, *xs[begin:]])
-    if exact is not None:  # rational: the same numbers, in QQ
-        (w, h), states = exact[:2], []
-        for x in exact[2:]:
+    qq = _qq_all([w, start, *xs[begin:]])
+    if qq is not None:  # rational: the same numbers, in QQ
+        (w, h), states = qq[:2], []
+        for x in qq[2:]:
             h = x + w * h
             states.append(h)
         return [_rational(h) for h in states]
@@ -126,9 +126,9 @@ def _bptt_exact(xs, w, target, h0):
 
 
 def bptt_scalar(xs, w, target, h0=0):
-    exact = _qq_all([w, target, h0, *xs])
-    if exact is not None and len(xs):
-        return _bptt_exact(exact[3:], exact[0], exact[1], exact[2])
+    qq = _qq_all([w, target, h0, *xs])
+    if qq is not None and len(xs):
+        return _bptt_exact(qq[3:], qq[0], qq[1], qq[2])
     w, h0, target = to_sympy(w), to_sympy(h0), to_sympy(target)
     states = _run(xs, w, h0)
     previous = [h0, *states[:-1]]

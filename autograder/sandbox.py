@@ -10,6 +10,7 @@ evaluated here.
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
 import os
 import shutil
@@ -60,6 +61,38 @@ def _readonly_paths() -> list[str]:
     return sorted(paths)
 
 
+def _font_lists() -> Path:
+    """Where the zygotes' matplotlib font list is kept between runs, so that it is built once per
+    user, Python environment and matplotlib version rather than at every zygote start (each
+    zygote's matplotlib folder is otherwise a fresh one in its scratch folder)."""
+    environment = hashlib.sha256(os.path.realpath(sys.prefix).encode()).hexdigest()[:16]
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rnnkit" / "matplotlib" / environment
+
+
+def _seed_font_list(folder: Path) -> None:
+    """Copy the kept font lists (`fontlist-v<version>.json`, nothing else) into a zygote's fresh
+    matplotlib folder; matplotlib rebuilds a list whose version does not match its own."""
+    try:
+        for kept in _font_lists().glob("fontlist-v*.json"):
+            shutil.copyfile(kept, folder / kept.name)
+    except (OSError, RuntimeError):  # no home folder, or nothing readable there
+        pass
+
+
+def _keep_font_list(folder: Path) -> None:
+    """Keep the font list a zygote built, where none of its version is kept yet."""
+    try:
+        built = [path for path in folder.glob("fontlist-v*.json") if not (_font_lists() / path.name).exists()]
+        if built:
+            _font_lists().mkdir(parents=True, exist_ok=True, mode=0o700)
+        for path in built:
+            partial = _font_lists() / f".{path.name}.{os.getpid()}"
+            shutil.copyfile(path, partial)
+            os.replace(partial, _font_lists() / path.name)
+    except (OSError, RuntimeError):  # no home folder, or not writable: the next zygote builds its own
+        pass
+
+
 class Zygote:
     """The warm parent of the runners: one process, with one control channel per grader process
     that uses it (`channels`), so that workers forked from one parent share a single warm zygote."""
@@ -69,6 +102,7 @@ class Zygote:
         pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(channels)]
         self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
         (self.scratch / "mpl").mkdir()
+        _seed_font_list(self.scratch / "mpl")
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                "MPLCONFIGDIR": str(self.scratch / "mpl"), "COURSE_LANG": os.environ.get("COURSE_LANG", "en")}
         fds = [theirs.fileno() for _, theirs in pairs]
@@ -109,6 +143,7 @@ class Zygote:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
+        _keep_font_list(self.scratch / "mpl")
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 

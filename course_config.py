@@ -26,6 +26,13 @@ MEMORY_LIMIT_MB = 2048
 OUTPUT_LIMIT_KB = 256
 #: Processes a submission may run at once (its own included).
 PROCESS_LIMIT = 64
+#: Size of a runner's work folder (a tmpfs holding a copy of the graded folder), in MB.
+WORK_LIMIT_MB = 256
+#: Seconds of runner time one submission may take in all, replays of earlier cells after a restart
+#: included; past it the remaining cells and checks fail with a message.
+SUBMISSION_TIMEOUT = 600
+#: Times one submission's runner may be started again after it died (a crash, os._exit, a timeout).
+RUNNER_RESTARTS = 8
 #: Hidden cases drawn per check (besides the book's public cases).
 HIDDEN_CASES = 6
 #: After grading, the feedback shows the inputs and expected value of a check's first failed hidden case.

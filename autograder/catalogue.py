@@ -121,13 +121,19 @@ def _renamed(source: str, name: str) -> str:
     return ast.unparse(node)
 
 
+def submission(assignment: str, source: str, name: str = "submission") -> dict:
+    """The reference solution module with `source` run in it: a notebook with some of its solution
+    cells written differently (a mistake's cell, or any other student code)."""
+    path = solutions_path(assignment)
+    namespace: dict = {"__name__": name}
+    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    exec(compile(source, f"<{name}>", "exec"), namespace)
+    return namespace
+
+
 @lru_cache(maxsize=None)
 def _namespace(entry: Mistake) -> dict:
-    path = solutions_path(entry.assignment)
-    namespace: dict = {"__name__": f"mutant_{entry.assignment}_{entry.id}"}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
-    exec(compile(entry.source(), f"<mistake {entry.id}>", "exec"), namespace)
-    return namespace
+    return submission(entry.assignment, entry.source(), f"mutant_{entry.assignment}_{entry.id}")
 
 
 @lru_cache(maxsize=None)

@@ -21,6 +21,7 @@ from rnnkit.compare import compare
 from rnnkit.helpers import CALLS
 
 from . import catalogue
+from .sandbox import RemoteFunction
 from .symbolic import public_value
 
 __all__ = ["Case", "Check", "grade", "hidden_cases", "public_cases", "public_value"]
@@ -68,13 +69,26 @@ def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
         return None
 
 
-def diagnose(assignment: str, check: Check, got: Any, case: Case) -> str:
-    """The id of the first catalogued mistake whose output on `case` equals the student's."""
-    for entry in catalogue.for_check(assignment, check.name):
-        output = mistaken_output(entry, check, case)
-        if output is not None and compare(got, output, rtol=check.rtol).ok:
-            return entry.id
-    return ""
+def diagnose(assignment: str, check: Check, got: Any, case: Case, wrong: Callable[[str], bool]) -> tuple[str, ...]:
+    """The catalogued mistakes whose output on `case` equals the student's: the check's own, and a
+    mistake of a function it calls only where `wrong(function)`, the student's version of it failing
+    its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
+    return tuple(entry.id for entry in catalogue.for_check(assignment, check.name)
+                 if (output := mistaken_output(entry, check, case)) is not None and compare(got, output, rtol=check.rtol).ok
+                 and (entry.function == check.name or wrong(entry.function)))
+
+
+def fails_public_cases(assignment: str, name: str, fn: Callable, timeout: float) -> bool:
+    """True when the student's function `name`, from the same submission as `fn`, gets a public case
+    of its own check wrong (False when the submission has no such function)."""
+    from .assignments import get
+
+    other = fn.session.function(name, fn.timeout) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
+    if not callable(other):
+        return False
+    check = get(assignment).check(name)
+    report = run_cases(assignment, name, other, public_cases(check), check.rules, timeout=timeout)
+    return report.passed < len(report.results)
 
 
 def seed(student: str, assignment: str, check: str) -> int:
@@ -123,7 +137,8 @@ def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tr
 
 def grade(assignment: str, check: Check, fn: Callable, *, student: str, hidden: int, timeout: float, points: float) -> Report:
     """Run `check` on the student's `fn`: public cases, then `hidden` seeded cases, with the
-    catalogue's diagnosis and the check's probes."""
+    catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's probes."""
     cases = public_cases(check) + hidden_cases(assignment, check, student, hidden)
+    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(assignment, name, fn, timeout))
     return run_cases(assignment, check.name, fn, cases, check.rules, points=points, timeout=timeout,
-                     diagnose=lambda got, case: diagnose(assignment, check, got, case), probes=check.probes)
+                     diagnose=lambda got, case: diagnose(assignment, check, got, case, wrong), probes=check.probes)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import time
 from pathlib import Path
@@ -15,7 +16,9 @@ def _names(args, root: Path) -> list[str]:
     known = course.assignments(root)
     unknown = [name for name in args.assignments if name not in known]
     if unknown:
-        raise SystemExit(f"unknown assignment(s) {unknown}; course_config.py lists {known}")
+        guesses = [match for name in unknown for match in difflib.get_close_matches(name, known, n=1)]
+        hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+        raise SystemExit(f"unknown assignment(s) {unknown}{hint}; course_config.py lists {known}")
     return args.assignments or known
 
 
@@ -27,7 +30,15 @@ def _autograde(args, root: Path) -> int:
         raise SystemExit(str(error)) from None
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
-        print(f"FAILED {outcome.assignment}/{outcome.student}:\n{outcome.log}", file=sys.stderr)
+        if outcome.refused:
+            print(f"REFUSED {outcome.assignment}/{outcome.student}: {outcome.refused}; not graded, flagged in the gradebook "
+                  "for manual review", file=sys.stderr)
+        else:
+            print(f"FAILED {outcome.assignment}/{outcome.student}:\n{outcome.log}", file=sys.stderr)
+    graded = {(o.student, o.assignment) for o in outcomes if o.ok}
+    rows = [row for row in report.collect(root) if (row.student, row.assignment) in graded]
+    if rows:
+        print(report.score_table(rows))
     if outcomes:
         print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions, "
               f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f} s each on a worker")
@@ -35,20 +46,24 @@ def _autograde(args, root: Path) -> int:
 
 
 def _demo(args, root: Path) -> int:
+    """Release, grade, give feedback on and report the bundled sample class, in a course of its
+    own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
     start = time.perf_counter()
-    names = course.assignments(root)
-    course.release(root, names)
+    demo = Course(root).start_course(Course(root).demo).root
+    print(f"demo course: {demo} (a course of its own, made anew; the course at {root} is left as it is)")
+    names = course.assignments(demo)
+    course.release(demo, names)
     for name in names:
-        for student, what in sample.write_sample_class(root, name).items():
+        for student, what in sample.write_sample_class(demo, name).items():
             print(f"{name:<16} {student:<6} {what}")
     args.assignments, args.student = names, None
-    status = _autograde(args, root)
-    course.feedback(root, names)
-    sheets = course.export(root)
-    data = report.load(root)
-    html = report.write_html(data, Course(root).reports / "class-report.html")
-    print(report.score_table(data.rows))
-    print(f"feedback in feedback/, grades in {', '.join(str(p.relative_to(root)) for p in sheets)}, report in {html.relative_to(root)}")
+    status = _autograde(args, demo)
+    course.feedback(demo, names)
+    sheets = course.export(demo)
+    data = report.load(demo)
+    html = report.write_html(data, Course(demo).reports / "class-report.html")
+    print(f"in {demo}: feedback in feedback/, grades in {', '.join(str(p.relative_to(demo)) for p in sheets)}, "
+          f"report in {html.relative_to(demo)}")
     print(f"demo finished in {time.perf_counter() - start:.1f} s")
     return status
 
@@ -74,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
     grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
     grade.add_argument("assignments", nargs="*")
     grade.add_argument("--student", action="append", help="only this student (repeatable)")
-    for sub in (grade, command("demo", "release, autograde the sample class, feedback, export, report")):
+    for sub in (grade, command("demo", "release, autograde the sample class, feedback, export and report, in demo-course/")):
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
         sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
         sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")

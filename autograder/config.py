@@ -75,6 +75,17 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.Validator.width = 110  # messages are wrapped at about 100 columns; nbgrader validate indents them by 4
     c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
+    c.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
+    # submissions in: links, foreign owners and misleading LMS names refused before any copy
+    from . import admission
+
+    admission.install()
+    c.ExchangeFactory.collect = "autograder.collect.SafeCollect"
+    c.ZipCollectApp.collector_plugin = "autograder.collect.RosterCollector"
+    c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = root
+    c.TrustedExecute.submission_timeout = float(getattr(settings, "SUBMISSION_TIMEOUT", 600))
+    c.TrustedExecute.runner_restarts = int(getattr(settings, "RUNNER_RESTARTS", 8))
+    c.TrustedExecute.work_limit_mb = int(getattr(settings, "WORK_LIMIT_MB", 256))
     c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
     c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
     c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
@@ -84,10 +95,13 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.TrustedExecute.feedback_shows_hidden_case = bool(getattr(settings, "FEEDBACK_SHOWS_HIDDEN_CASE", True))
     import nbgrader
 
-    c.HTMLExporter.template_name = "course_feedback"
-    c.HTMLExporter.template_file = "course_feedback.html.j2"
-    c.HTMLExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
-                                              str(TEMPLATES)]
+    # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
+    # every other HTMLExporter (formgrader's submission view) keeps nbgrader's template.
+    c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
+    c.FeedbackExporter.template_name = "course_feedback"
+    c.FeedbackExporter.template_file = "course_feedback.html.j2"
+    c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
+                                                  str(TEMPLATES)]
 
 
 def ensure_exchange(path: Path) -> Path:
@@ -102,12 +116,38 @@ def ensure_exchange(path: Path) -> Path:
     return path
 
 
+def _sanitize_preprocessors() -> list:
+    """nbgrader's sanitize pass with the nbgrader metadata of the instructor's cells put back from
+    the gradebook first (`sanitize.RestoreCellMetadata`), so that a grade cell is known by the
+    spec, never by what the submission says of itself."""
+    from nbgrader.converters.autograde import Autograde
+
+    from .sanitize import RestoreCellMetadata
+
+    return [RestoreCellMetadata, *Autograde.class_traits()["sanitize_preprocessors"].default()]
+
+
 def _autograde_preprocessors() -> list:
     """nbgrader's autograde pipeline with Execute replaced by the trusted one (student cells in a
-    sandboxed runner, grade cells scored by the grader)."""
+    sandboxed runner, grade cells scored by the grader), and what the student wrote sanitised
+    right after it."""
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
     from .execute import TrustedExecute
+    from .sanitize import SanitizeStudentHTML
 
-    return [TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
+    pipeline = [TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
+    return [*pipeline[:1], SanitizeStudentHTML, *pipeline[1:]]
+
+
+def __getattr__(name: str):
+    """`FeedbackExporter`, the HTMLExporter of `nbgrader generate_feedback` (configured as
+    `c.FeedbackExporter`), made on first use so that importing this module needs no nbconvert."""
+    if name != "FeedbackExporter":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from nbconvert.exporters import HTMLExporter
+
+    global FeedbackExporter
+    FeedbackExporter = type("FeedbackExporter", (HTMLExporter,), {"__module__": __name__, "__doc__": "nbgrader's feedback HTMLExporter with the course's template."})
+    return FeedbackExporter

@@ -11,6 +11,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import subprocess
 import sys
 import time
@@ -119,6 +120,12 @@ class Outcome:
     ok: bool
     seconds: float
     log: str = ""
+
+    @property
+    def refused(self) -> str:
+        """Admission's reasons when it refused the submission (see `autograder.admission`), else ""."""
+        found = re.search(r"refused \S+ of \S+: (.*) \(flagged for manual review\)", self.log)
+        return found.group(1) if found else ""
 
 
 _API = {}
@@ -241,15 +248,15 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     root = str(course.root)
     jobs = [(name, student) for name in (names or course.assignments) for student in (students or course.students(name))]
     workers = workers or config.load(root).WORKERS
+    missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
+    if missing:
+        raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
     pool = not dask and workers != 1 and len(jobs) > 1
     if pool:
         from .sandbox import prestart
 
         prestart(workers)  # one zygote for the workers, starting while this process imports and prepares
     print(f"sandbox: {isolation(unsandboxed)}", flush=True)
-    missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
-    if missing:
-        raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
         if dask:
@@ -282,7 +289,8 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
             finally:
                 gc.unfreeze()
     # a submission that failed beside other workers gets one more, unshared, try
-    retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not o.ok else o for o in outcomes]
+    retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not (o.ok or o.refused) else o
+               for o in outcomes]
     return sorted(retried, key=lambda o: (o.assignment, o.student))
 
 
@@ -343,11 +351,26 @@ def _header(*columns: str) -> list[str]:
     return [label(f"export.{column}") for column in columns]
 
 
+#: What a spreadsheet reads as the start of a formula in a cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value):
+    """A CSV cell that no spreadsheet runs as a formula: text that starts like one (a student id or
+    name the student chose, say) gets a leading apostrophe; numbers stay as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
 def _write_csv(path: Path, header: list[str], rows) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows([_cell(value) for value in row] for row in rows)
     return path
 
 

@@ -19,14 +19,15 @@ import nbformat
 from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, SchemaTooOldError, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Float, Integer
+from traitlets import Bool, Float, Integer, Unicode
 
+from rnnkit import messages
 from rnnkit.selfcheck import summary_lines
 
 from .assignments import get
 from .build import SUMMARY
 from .checks import grade
-from .sandbox import Limits, Session, zygote
+from .sandbox import Budget, Limits, Session, zygote
 
 #: Where the structured result of a grade cell is kept (the execute_result's metadata).
 RESULT_KEY = "rnn_course"
@@ -56,25 +57,32 @@ class TrustedExecute(NbGraderPreprocessor):
     process_limit = Integer(64, help="Processes a submission may run at once.").tag(config=True)
     feedback_shows_hidden_case = Bool(True, help="Show the inputs and expected value of a check's first failed "
                                                  "hidden case in its grade cell (and so in the feedback).").tag(config=True)
+    work_limit_mb = Integer(256, help="Size of a runner's work folder (a tmpfs), in MB.").tag(config=True)
+    submission_timeout = Float(600.0, help="Seconds of runner time one submission may take in all, replays of "
+                                           "earlier cells after a restart included.").tag(config=True)
+    runner_restarts = Integer(8, help="Times one submission's runner may be started again after it died.").tag(config=True)
+    course_root = Unicode("", help="The course root.").tag(config=True)
     unsandboxed = Bool(False, help="Grade even where this machine gives no isolation (student code then runs with "
                                    "only rlimits and its own session).").tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         spec = get(resources["nbgrader"]["assignment"])
         student = resources["nbgrader"]["student"]
+        checks = {check.name for check in spec.checks}
         self.log.info("sandbox: %s", isolation_in_force(zygote().isolation, self.unsandboxed))
-        limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit)
+        limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
+        budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])
         count, right = 0, {}
-        with Session(folder, limits, cell_timeout=self.cell_timeout) as session:
+        with Session(folder, limits, cell_timeout=self.cell_timeout, budget=budget) as session:
             for cell in nb.cells:
                 if cell.cell_type != "code":
                     continue
                 count += 1
-                nbgrader = cell.metadata.get("nbgrader", {})
-                if nbgrader.get("grade"):
+                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")  # put back from the gradebook (sanitize.RestoreCellMetadata)
+                if grade_id in checks:
                     cell.outputs = self._grade(spec, cell, session, student, count, right)
-                elif nbgrader.get("grade_id") == SUMMARY:
+                elif grade_id == SUMMARY:
                     text = "\n".join(summary_lines([check.name for check in spec.checks], right)) + "\n"
                     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
                 else:
@@ -83,14 +91,19 @@ class TrustedExecute(NbGraderPreprocessor):
         return nb, resources
 
     def _grade(self, spec, cell, session: Session, student: str, count: int, right: dict[str, bool]) -> list:
-        name = cell.metadata["nbgrader"].get("grade_id", "")
+        name = cell.metadata["nbgrader"]["grade_id"]
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
-            check = spec.check(name)
-        except KeyError as error:
-            return [nbformat.v4.new_output("error", ename="UnknownCheck", evalue=str(error), traceback=[])]
-        report = grade(spec.name, check, session.function(name, self.call_timeout), student=student,
-                       hidden=self.hidden_cases, timeout=0, points=points)
+            report = grade(spec.name, spec.check(name), session.function(name, self.call_timeout), student=student,
+                           hidden=self.hidden_cases, timeout=0, points=points)
+        except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
+            self.log.error("grading %s of %s failed:\n%s", name, student, traceback.format_exc())
+            right[name] = False
+            return [nbformat.v4.new_output("error", ename="GradingError", evalue=messages.text("check.grader_failed", name=name),
+                                           traceback=[]),
+                    nbformat.v4.new_output("execute_result", data={"text/plain": "0.0"},
+                                           metadata={RESULT_KEY: {"check": name, "score": 0.0, "points": points,
+                                                                  "misconceptions": [], "cases": []}}, execution_count=count)]
         right[name] = report.passed == len(report.results)
         result = {"check": name, "score": report.score, "points": points, "misconceptions": report.misconceptions,
                   "cases": [{"label": r.label, "public": r.public, "ok": r.ok, "misconception": r.misconception} for r in report.results]}

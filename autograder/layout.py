@@ -7,6 +7,7 @@ A course root holds `course_config.py` and `nbgrader_config.py`; nbgrader's fold
 from __future__ import annotations
 
 import os
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -40,6 +41,28 @@ class Course:
         if not (path / "course_config.py").is_file():
             raise CourseNotFound(f"{path} is not a course root: it has no course_config.py")
         return cls(path)
+
+    def start_course(self, folder: str | os.PathLike, assignments: list[str] | None = None) -> "Course":
+        """A new course root at `folder` (made, or emptied of an earlier one) with this course's
+        settings files, optionally limited to `assignments`."""
+        folder = Path(folder).resolve()
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        shutil.copy2(self.root / "nbgrader_config.py", folder)
+        text = (self.root / "course_config.py").read_text(encoding="utf-8")
+        if assignments is not None:
+            unknown = [name for name in assignments if name not in self.assignments]
+            if unknown:
+                raise KeyError(f"not assignments of the course: {unknown}")
+            text += f"\nASSIGNMENTS = {list(assignments)!r}\n"
+        (folder / "course_config.py").write_text(text, encoding="utf-8")
+        return Course(folder)
+
+    @property
+    def demo(self) -> Path:
+        """Where `python -m autograder demo` builds its sample course, apart from the real one."""
+        return self.root / "demo-course"
 
     @property
     def settings(self) -> ModuleType:

@@ -27,6 +27,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import MaxNLocator  # noqa: E402
 import nbformat  # noqa: E402
+from rnnkit import messages  # noqa: E402
+from rnnkit.checking import FLOAT_WHERE_EXACT  # noqa: E402
 from rnnkit.messages import _columns  # noqa: E402
 
 from . import catalogue, config  # noqa: E402
@@ -271,10 +273,13 @@ class MisconceptionStats:
 
 
 def _texts(assignment: str) -> dict[str, str]:
+    """Misconception id -> its explanation in the course language: the assignment's catalogue, and
+    the kit's own diagnosis of a float where an exact value is due."""
+    own = {FLOAT_WHERE_EXACT: messages.text(f"mistake.{FLOAT_WHERE_EXACT}")}
     try:
-        return {entry.id: entry.text for entry in catalogue.mistakes(assignment)}
+        return {**own, **{entry.id: entry.text for entry in catalogue.mistakes(assignment)}}
     except (KeyError, LookupError, AttributeError):
-        return {}
+        return own
 
 
 def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionStats]:

@@ -10,27 +10,31 @@ evaluated here.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
 import shutil
 import socket
 import subprocess
+import stat
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 import nbformat
 import rnnkit
-from rnnkit import codec, wire
+from rnnkit import codec, messages, wire
 from rnnkit.checking import StudentFailure
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
 GRACE = 2.0
 #: Failures a runner may report; anything else is read as a crash.
-FAILURES = {"check.not_implemented", "check.crashed", "check.timeout", "check.not_defined", "check.unreadable_result"}
+FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check.timeout", "check.not_defined",
+            "check.unreadable_result", "check.contract_broken"}
 _MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
 
 
@@ -38,13 +42,36 @@ class RunnerDied(RuntimeError):
     """The runner stopped answering: killed, crashed, out of memory or past its time."""
 
 
+class BudgetSpent(RunnerDied):
+    """The submission has used up its runner time or its restarts."""
+
+
 @dataclass(frozen=True)
 class Limits:
-    """What one submission may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT)."""
+    """What one runner may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT, WORK_LIMIT_MB)."""
 
     memory_mb: int = 2048
     output_kb: int = 256
     processes: int = 64
+    work_mb: int = 256
+
+
+@dataclass
+class Budget:
+    """What one submission may use in all (course_config: SUBMISSION_TIMEOUT, RUNNER_RESTARTS): seconds
+    of waiting on its runners, replays of earlier cells after a restart included, and restarts."""
+
+    seconds: float = 600.0
+    restarts: int = 8
+    spent: float = 0.0
+    started: int = 0
+
+    def left(self) -> float:
+        return self.seconds - self.spent
+
+    def check(self) -> None:
+        if self.left() <= 0 or self.started > self.restarts + 1:
+            raise BudgetSpent(f"{self.seconds:g} s and {self.restarts} restarts")
 
 
 def _readonly_paths() -> list[str]:
@@ -172,17 +199,17 @@ class Channel:
                 raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
         return self._hello.get("isolation")
 
-    def spawn(self, workdir: Path, limits: Limits) -> "Runner":
+    def spawn(self, workdir: Path, limits: Limits, budget: Budget | None = None) -> "Runner":
         """A fresh runner whose only writable folder is `workdir`."""
         self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly,
                    "output_limit": limits.output_kb * 1024,
-                   "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes}}
+                   "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes, "work_mb": limits.work_mb}}
         socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
         theirs.close()
         pid = json.loads(self.control.recv(1 << 16))["pid"]
-        return Runner(self, ours, pid, limits)
+        return Runner(self, ours, pid, limits, budget or Budget(float("inf")))
 
     def kill(self, pid: int) -> None:
         """Kill one runner and everything it started (its namespace goes with it)."""
@@ -227,20 +254,31 @@ def adopt(index: int) -> None:
 class Runner:
     """One sandboxed process of one submission."""
 
-    def __init__(self, parent: Channel, sock: socket.socket, pid: int, limits: Limits):
-        self.parent, self.sock, self.pid, self.limits = parent, sock, pid, limits
+    def __init__(self, parent: Channel, sock: socket.socket, pid: int, limits: Limits, budget: Budget):
+        self.parent, self.sock, self.pid, self.limits, self.budget = parent, sock, pid, limits, budget
         self.alive = True
 
     def request(self, message: dict, timeout: float) -> dict:
+        """One request, its wait counted against the submission's budget (and cut to what is left of it)."""
+        self.budget.check()
+        start = time.monotonic()
         try:
             wire.send(self.sock, message)
-            return wire.receive(self.sock, timeout=timeout, limit=self.limits.output_kb * 1024 * 8 + codec.MAX_BYTES // 4)
+            return wire.receive(self.sock, timeout=min(timeout, self.budget.left() + GRACE),
+                                limit=self.limits.output_kb * 1024 * 8 + codec.MAX_BYTES // 4)
         except (wire.WireError, OSError) as error:
             self.close()
             raise RunnerDied(str(error)) from None
+        finally:
+            self.budget.spent += time.monotonic() - start
+
+    def _limit(self, seconds: float) -> float:
+        """A call's or a cell's own time limit, cut to what is left of the budget."""
+        return max(0.1, min(seconds, self.budget.left()))
 
     def run_cell(self, source: str, timeout: float) -> list:
         """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept)."""
+        timeout = self._limit(timeout)
         reply = self.request({"op": "run_cell", "source": source}, timeout + GRACE)
         outputs = reply.get("outputs")
         return [node for node in map(_output, outputs if isinstance(outputs, list) else []) if node is not None]
@@ -248,6 +286,7 @@ class Runner:
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
         """One call of the student's function `name`; raises StudentFailure or RunnerDied.
         A check's arguments that the codec cannot carry are a bug of the check: CodecError."""
+        timeout = self._limit(timeout)
         message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout}
         reply = self.request(message, timeout + GRACE)
         if "value" in reply:
@@ -302,36 +341,46 @@ def _output(raw: Any) -> nbformat.NotebookNode | None:
 
 
 class Session:
-    """One submission's runner, started again (earlier cells replayed) after it dies."""
+    """One submission's runner, started again (earlier cells replayed) after it dies, within the
+    submission's `budget` of runner time and restarts."""
 
-    def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float):
+    def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float, budget: Budget | None = None):
         self.zygote = zygote()
         self.limits, self.cell_timeout = limits, cell_timeout
+        self.budget = budget or Budget()
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
         shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True)
         self.replay: list[str] = []
         self.runner: Runner | None = None
 
+    def _spawn(self) -> Runner:
+        self.budget.started += 1
+        self.budget.check()
+        return self.zygote.spawn(self.workdir, self.limits, self.budget)
+
     def _runner(self) -> Runner:
         if self.runner is None or not self.runner.alive:
-            self.runner = self.zygote.spawn(self.workdir, self.limits)
+            self.runner = self._spawn()
             for source in self.replay:
                 try:
                     self.runner.run_cell(source, self.cell_timeout)
+                except BudgetSpent:
+                    raise
                 except RunnerDied:
-                    self.runner = self.zygote.spawn(self.workdir, self.limits)
+                    self.runner = self._spawn()
         return self.runner
 
     def run_cell(self, source: str) -> list:
-        """A student cell; a cell that kills or outlives its runner gets an error output instead."""
+        """A student cell; a cell that kills or outlives its runner, or comes after the budget is
+        spent, gets an error output instead."""
         try:
             outputs = self._runner().run_cell(source, self.cell_timeout)
+        except BudgetSpent:
+            return [nbformat.v4.new_output("error", ename="BudgetSpent", traceback=[], evalue=messages.text(
+                "cell.budget_spent", seconds=f"{self.budget.seconds:g}", restarts=self.budget.restarts))]
         except RunnerDied:
-            return [nbformat.v4.new_output(
-                "error", ename="KernelDied",
-                evalue="the Python process stopped while running this cell (os._exit, a crash, too much memory, or more than "
-                       f"{self.cell_timeout:g} s); the rest of the notebook is graded on a fresh process",
-                traceback=[])]
+            return [nbformat.v4.new_output("error", ename="KernelDied", traceback=[], evalue=messages.text(
+                "cell.runner_died", seconds=f"{self.cell_timeout:g}"))]
         self.replay.append(source)
         return outputs
 
@@ -341,13 +390,51 @@ class Session:
     def close(self) -> None:
         if self.runner is not None:
             self.runner.close()
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        remove_tree(self.workdir)
 
     def __enter__(self) -> "Session":
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a folder of any depth without recursion and without following links, through folder
+    descriptors (so paths longer than PATH_MAX are no obstacle). Whatever cannot be deleted is
+    left in place: this never raises and never loops."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        stack = [(os.open(path, flags), "")]  # (open folder, its name in the folder below it on the stack)
+    except OSError:
+        return
+    stuck: set[tuple[int, int]] = set()  # folders already emptied as far as they go
+    while stack:
+        fd, name = stack[-1]
+        child = None
+        try:
+            with os.scandir(fd) as listing:
+                for entry in listing:
+                    info = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISDIR(info.st_mode):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.name, dir_fd=fd)
+                    elif (info.st_dev, info.st_ino) not in stuck:
+                        child = (os.open(entry.name, flags, dir_fd=fd), entry.name)
+                        break
+        except OSError:
+            pass
+        if child is not None:
+            stack.append(child)
+            continue
+        stuck.add((os.fstat(fd).st_dev, os.fstat(fd).st_ino))
+        os.close(fd)
+        stack.pop()
+        with contextlib.suppress(OSError):
+            if stack:
+                os.rmdir(name, dir_fd=stack[-1][0])
+            else:
+                os.rmdir(path)
 
 
 class RemoteFunction:
@@ -366,8 +453,11 @@ class RemoteFunction:
     def _guard(self, request: Callable[[Runner], Any]) -> Any:
         if self.origin.died:
             raise StudentFailure("check.runner_died", name=self.name)
+        budget = self.session.budget
         try:
             return request(self.session._runner())
+        except BudgetSpent:
+            raise StudentFailure("check.budget_spent", name=self.name, seconds=f"{budget.seconds:g}", restarts=budget.restarts) from None
         except RunnerDied:
             self.origin.died = True
             raise StudentFailure("check.runner_died", name=self.name) from None

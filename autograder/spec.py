@@ -51,7 +51,8 @@ class Assignment:
 
     def public_half(self, overrides: dict | None = None) -> dict[str, Any]:
         """What the student kit stores: per check its points, rules and book cases, each with the
-        expected value and the catalogued mistakes' outputs on it (those that differ)."""
+        expected value and the catalogued mistakes' outputs on it (those that differ), and the
+        function each mistake of a function the check calls replaces (`callees`)."""
         from .catalogue import for_check
         from .checks import mistaken_output
         from rnnkit.compare import compare
@@ -68,6 +69,7 @@ class Assignment:
                 cases.append({"label": case.label, "args": case.args, "kwargs": case.kwargs, "expected": expected, "mistakes": outputs})
             rules = check.rules
             checks[check.name] = {"points": self.points(check.name, overrides), "cases": cases,
-                                  "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call}}
+                                  "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
+                                  "callees": {entry.id: entry.function for entry in for_check(self.name, check.name) if entry.function != check.name}}
         return {"assignment": self.name, "checks": checks}
 

@@ -6,7 +6,9 @@ it replaces - what a student with that misconception would hand in.
 from __future__ import annotations
 
 import ast
+import secrets
 import shutil
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -39,7 +41,9 @@ def filled(release_notebook: Path, assignment: str, mistake: catalogue.Mistake |
 
 
 def write_submission(root: Path, student: str, assignment: str, notebook: nbformat.NotebookNode | None) -> Path:
-    """Place a submission at `submitted/<student>/<assignment>/` beside the released files.
+    """Place a submission at `submitted/<student>/<assignment>/` beside the released files, with the
+    `timestamp.txt` and `submission_secret.txt` that nbgrader's `submit` writes (its later steps,
+    `release_feedback` among them, read them).
 
     `notebook=None` submits the released notebook untouched (the stub)."""
     course = Course(Path(root))
@@ -49,4 +53,6 @@ def write_submission(root: Path, student: str, assignment: str, notebook: nbform
     shutil.copytree(release, target)
     if notebook is not None:
         nbformat.write(notebook, target / f"{assignment}.ipynb")
+    (target / "timestamp.txt").write_text(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z"), encoding="utf-8")
+    (target / "submission_secret.txt").write_text(secrets.token_hex(64), encoding="utf-8")
     return target

@@ -61,7 +61,7 @@ def signal_multiplier(factor, distance):
 
 
 def finite_difference_grad(f, w, eps=1e-6):
-    """Central difference (f(w + eps) - f(w - eps)) / (2 eps) of a scalar function f at w."""
+    """Central difference (f(w + eps) - f(w - eps)) / (2 eps) of a scalar function f at w, with the eps given."""
     ### BEGIN SOLUTION
     return (f(w + eps) - f(w - eps)) / (2 * eps)
     ### END SOLUTION
@@ -106,7 +106,8 @@ def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
 
 
 def clip_by_global_norm(grads, max_norm):
-    """Scaled copies of the arrays in `grads` whose joint L2 norm is at most max_norm (direction kept)."""
+    """Scaled float copies of the arrays in `grads` (integer arrays too) whose joint L2 norm is at most
+    max_norm (direction kept); the arrays given are left unchanged."""
     ### BEGIN SOLUTION
     norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in grads))
     scale = max_norm / norm if norm > max_norm else 1.0

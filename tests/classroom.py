@@ -1,9 +1,10 @@
 """One class, released and autograded once through real nbgrader, shared by the end-to-end tests.
 
-It holds, for every assignment, the reference solution, the untouched stub and one mutant per
-catalogued mistake, and for ch12_bptt every hostile submission of `tests/hostile.py` beside two
-honest students. The course's files are fingerprinted before grading and right after it, so
-tests can show that grading changed none of them.
+It holds, for every assignment, the reference solution, the untouched stub, one mutant per
+catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`), and
+for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students. The course's
+files are fingerprinted before grading and right after it, so tests can show that grading changed
+none of them.
 """
 from __future__ import annotations
 
@@ -20,20 +21,21 @@ from autograder import catalogue, report
 from autograder.course import Outcome, autograde, release
 from autograder.submissions import filled, write_submission
 
-from . import hostile
+from . import corpus, hostile
 
 #: Short limits, so that loops and hangs cost seconds.
-LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\n"
+LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\nSUBMISSION_TIMEOUT = 20\n"
 #: What grading may write in the course root; everything else must stay byte-identical.
 GRADING_WRITES = ("gradebook.db", "autograded")
 
 
 def fingerprint(root: Path) -> dict[str, str]:
-    """relative path -> sha256 of every file under `root`, except what grading writes."""
+    """relative path -> sha256 of every file under `root`, except what grading writes (links are
+    not followed: a hostile submission's link to the gradebook is not a course file)."""
     files = {}
     for path in sorted(Path(root).rglob("*")):
         relative = path.relative_to(root)
-        if path.is_file() and relative.parts[0] not in GRADING_WRITES and "__pycache__" not in relative.parts:
+        if path.is_file() and not path.is_symlink() and relative.parts[0] not in GRADING_WRITES and "__pycache__" not in relative.parts:
             files[str(relative)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return files
 
@@ -69,6 +71,7 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
         handle.write(LIMITS)
     release(root, assignments)
     write_contract_submissions(root, assignments)
+    corpus.write_all(root, assignments)
     kinds = hostile.write_all(root) if hostile.ASSIGNMENT in assignments else {}
     before = fingerprint(root)
     start = time.perf_counter()

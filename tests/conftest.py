@@ -3,30 +3,20 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
 from pathlib import Path
 
 import pytest
 
 from autograder import config
+from autograder.layout import Course
 
 REPO = config.REPO_ROOT
 
 
 def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
-    """A course root in `folder`: course_config.py (optionally limited to `assignments`, a list of
-    names as course_config.ASSIGNMENTS is) and nbgrader_config.py."""
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(REPO / "nbgrader_config.py", folder)
-    text = (REPO / "course_config.py").read_text(encoding="utf-8")
-    if assignments is not None:
-        known = list(config.load(REPO).ASSIGNMENTS)
-        unknown = [name for name in assignments if name not in known]
-        if unknown:
-            raise KeyError(f"not assignments of the course: {unknown}")
-        text += f"\nASSIGNMENTS = {list(assignments)!r}\n"
-    (folder / "course_config.py").write_text(text, encoding="utf-8")
-    return folder
+    """A course root in `folder` with the committed course files (course_config.py optionally
+    limited to `assignments`, a list of names as course_config.ASSIGNMENTS is)."""
+    return Course(REPO).start_course(folder, assignments).root
 
 
 @pytest.fixture

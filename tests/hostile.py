@@ -7,6 +7,7 @@ Add a case here whenever a new way in comes to mind.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import nbformat
@@ -134,6 +135,36 @@ class Everything(Fraction):
 """
 
 
+#: What every script payload below does when it runs: a browser test looks for this flag.
+SCRIPT_FLAG = "__student_script_ran"
+_SET_FLAG = f"window.{SCRIPT_FLAG}=(window.{SCRIPT_FLAG}||[]).concat(['%s'])"
+#: Markdown cells a student adds: raw HTML with script in attributes, tags and links.
+INJECTED_MARKDOWN = [
+    f'<img src="x" onerror="{_SET_FLAG % "md-img"}">',
+    f'<svg onload="{_SET_FLAG % "md-svg"}"><circle r="4"/></svg>',
+    f'<script>{_SET_FLAG % "md-script"}</script>',
+    f'[click me](javascript:{_SET_FLAG % "md-link"})',
+    f'<iframe srcdoc="<script>{_SET_FLAG.replace("window.", "parent.") % "md-iframe"}</script>"></iframe>',
+]
+#: A code cell that displays HTML, SVG and JavaScript outputs with script in them.
+INJECTED_OUTPUTS = "\n".join([
+    "from IPython.display import HTML, SVG, Javascript, display",
+    f'display(HTML("""<img src="x" onerror="{_SET_FLAG % "out-html-img"}"><script>{_SET_FLAG % "out-html-script"}</script>"""))',
+    f'display(SVG("""<svg xmlns="http://www.w3.org/2000/svg" onload="{_SET_FLAG % "out-svg"}"><script>{_SET_FLAG % "out-svg-script"}</script></svg>"""))',
+    f'display(Javascript("""{_SET_FLAG % "out-js"}"""))',
+])
+
+
+def _injected(notebook) -> nbformat.NotebookNode:
+    """Markdown and outputs that would run script in a page that renders them unsanitised."""
+    cells = [nbformat.v4.new_markdown_cell(text) for text in INJECTED_MARKDOWN]
+    cells.append(nbformat.v4.new_code_cell(INJECTED_OUTPUTS))
+    at = notebook.cells.index(_first_solution_cell(notebook))
+    notebook.cells[at:at] = cells
+    notebook.cells.append(nbformat.v4.new_raw_cell(f"<script>{_SET_FLAG % 'raw-cell'}</script>", metadata={"format": "text/html"}))
+    return notebook
+
+
 def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
     """Stub-based submissions that try to get points without the work: each must earn 0."""
     return {
@@ -150,6 +181,8 @@ def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
         "fraction-everything": _defined_by(_stub(root), _FRACTION_EVERYTHING + "\ndef {name}(*args, **kwargs):\n    return Everything(1)"),
         "fraction-eq-patched": _prepend(_stub(root), "from fractions import Fraction\nFraction.__eq__ = lambda self, other: True"),
         "tampered-tests": _tampered(_stub(root)),
+        "html-injector": _injected(_stub(root)),
+        "slow-replay": _slow_replay(_stub(root)),
     }
 
 
@@ -173,18 +206,52 @@ def breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
                                     "    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    return w - lr * grad"),
         "flood": _flood(_reference(root)),
         "loop-at-top-level": _with_sgd_update(_reference(root), "while True:\n    pass\n", _SOLUTION),
+        "huge-int": _with_sgd_update(_reference(root), "", "    return 10 ** 400"),
+        "deep-workdir": _prepend(_reference(root), _DEEP_FOLDERS),
     }
 
 
+#: Breakers that break no check: their cells flood the output or the work folder.
+BREAK_NOTHING = {"flood", "deep-workdir"}
+
+
 def broken_checks(student: str) -> set[str]:
-    """The checks a breaker may lose: those that call sgd_update (a flood breaks none)."""
-    return set() if student == "flood" else SGD_CALLERS
+    """The checks a breaker may lose: those that call sgd_update (BREAK_NOTHING breaks none)."""
+    return set() if student in BREAK_NOTHING else SGD_CALLERS
 
 
 def honest(root: Path) -> dict[str, nbformat.NotebookNode]:
-    """Two honest students with full marks: the reference, and the reference written another way."""
+    """Honest students with full marks: the reference, the reference written another way, and the
+    reference whose test cells' metadata were changed to `grade: false` (the grader knows its grade
+    cells from the gradebook, not from the submission)."""
     other = _with_sgd_update(_reference(root), "", "    step = lr * grad\n    return w - step")
-    return {"honest-a": _reference(root), "honest-b": other}
+    ungraded = _reference(root)
+    for cell in ungraded.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            cell.metadata["nbgrader"]["grade"] = False
+    return {"honest-a": _reference(root), "honest-b": other, "honest-ungraded-tests": ungraded}
+
+
+_DEEP_FOLDERS = """
+import os
+_fd = os.open(".", os.O_RDONLY)
+for _ in range(3000):  # a chain deeper than PATH_MAX, in the runner's own work folder
+    os.mkdir("d", dir_fd=_fd)
+    _fd, _parent = os.open("d", os.O_RDONLY, dir_fd=_fd), _fd
+    os.close(_parent)
+os.close(_fd)
+"""
+
+#: Seconds the slow-replay cheat's first cell sleeps: under the test class's CELL_TIMEOUT, so every
+#: replay of it after a restart costs that much (the submission's budget must stop it).
+SLOW_CELL_SECONDS = 4
+
+
+def _slow_replay(notebook) -> nbformat.NotebookNode:
+    """Every function ends its runner, and the first cell is slow: each check restarts the runner
+    and replays the slow cell, which only the submission's budget bounds."""
+    _prepend(notebook, f"import os, time\ntime.sleep({SLOW_CELL_SECONDS})")
+    return _defined_by(notebook, "def {name}(*args, **kwargs):\n    import os\n    os._exit(1)")
 
 
 def _tampered(notebook) -> nbformat.NotebookNode:
@@ -205,11 +272,48 @@ def _flood(notebook) -> nbformat.NotebookNode:
     return notebook
 
 
+def _source_notebook(root: Path) -> Path:
+    return Path(root) / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def folder_attacks(root: Path) -> dict[str, str]:
+    """Submission folders whose files, not whose code, try a way in; student -> "refused" (admission
+    must refuse it before any copy) or "admitted" (graded, but nothing extra carried on)."""
+    made = {}
+
+    def folder(student: str, notebook=None) -> Path:
+        made[student] = "refused"
+        return write_submission(root, student, ASSIGNMENT, notebook)
+
+    target = folder("notebook-link") / f"{ASSIGNMENT}.ipynb"
+    target.unlink()
+    target.symlink_to(os.path.relpath(_source_notebook(root), target.parent))  # the source notebook: 18/18 before
+    beside = folder("links-beside", _reference(root))
+    (beside / "gradebook.db").symlink_to(os.path.relpath(Path(root) / "gradebook.db", beside))
+    (beside / "solution.ipynb").symlink_to(os.path.relpath(_source_notebook(root), beside))
+    target = folder("hard-link") / f"{ASSIGNMENT}.ipynb"
+    target.unlink()
+    os.link(_source_notebook(root), target)
+    os.mkfifo(folder("fifo", _reference(root)) / "pipe")
+    deep = folder("deep-folders", _reference(root))
+    for _ in range(100):
+        deep = deep / "d"
+        deep.mkdir()
+    extra = write_submission(root, "extra-files", ASSIGNMENT, _reference(root))
+    (extra / "notes.txt").write_text("mine\n")
+    (extra / "more").mkdir()
+    (extra / "more" / "solutions.py").write_text("# mine\n")
+    made["extra-files"] = "admitted"
+    return made
+
+
 def write_all(root: Path) -> dict[str, str]:
-    """Write every hostile and honest submission; student -> "cheat", "breaker" or "honest"."""
+    """Write every hostile and honest submission; student -> "cheat", "breaker", "honest", "refused"
+    or "admitted" (see folder_attacks)."""
     kinds = {}
     for kind, made in (("cheat", cheats(root)), ("breaker", breakers(root)), ("honest", honest(root))):
         for student, notebook in made.items():
             write_submission(root, student, ASSIGNMENT, notebook)
             kinds[student] = kind
+    kinds.update(folder_attacks(root))
     return kinds

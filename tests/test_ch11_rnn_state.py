@@ -205,6 +205,38 @@ def test_min_fillers_draws_flip_on_an_exact_tie_that_floats_see():
         assert solution.min_fillers_to_flip(model) == n
 
 
+def test_late_draws_flip_near_the_end_of_the_search_on_an_exact_tie_that_floats_see():
+    rng = random.Random(12)
+    answers = set()
+    for _ in range(20):
+        model = ch11_checks.late_flip_model(rng)
+        n = ref.min_fillers_to_flip(model)
+        logits = ref.filler_logits(model, n)
+        assert 90 <= n <= 100 and logits[0] == logits[1]
+        assert solution.min_fillers_to_flip(model) == n
+        answers.add(n)
+    assert len(answers) >= 5
+    late = [ref.min_fillers_to_flip(case.args[0]) for student in STUDENTS[:10] for case in _draws("min_fillers_to_flip", student)]
+    assert any(n >= 90 for n in late) and any(n <= 10 for n in late)
+
+
+def test_a_search_that_stops_before_100_fillers_loses_points():
+    source = inspect.getsource(solution.min_fillers_to_flip).replace("range(101)", "range(100)")
+    report = grade("min_fillers_to_flip", core.catalogue.submission(A, source)["min_fillers_to_flip"])
+    assert not next(r for r in report.results if "after 100 fillers" in r.label).ok
+    assert report.score < config.points(A, "min_fillers_to_flip")
+
+
+def test_a_missing_state_bias_is_named_in_a_caller_and_a_wrong_uncatalogued_bias_gets_no_name():
+    forgotten = core.catalogue.submission(A, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h)\n")
+    assert grade("run_rnn", forgotten["run_rnn"]).misconceptions == ["state_bias_forgotten"]
+    subtracted = core.catalogue.submission(A, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h - b_h)\n")
+    for name in ("rnn_step", "run_rnn"):
+        for student in STUDENTS[:3]:
+            report = grade(name, subtracted[name], student)
+            assert report.passed < len(report.results) and report.misconceptions == [], (name, student, report.misconceptions)
+
+
 # ----------------------------------------------------------------------------- properties
 vectors = st.lists(st.integers(-64, 64).map(lambda k: k / 8), min_size=1, max_size=8)
 

@@ -103,6 +103,20 @@ def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
     assert named, f"{entry.id} is never named"
 
 
+def test_a_causal_model_that_reads_the_sequence_backwards_is_caught_and_named():
+    reversed_reader = catalogue.submission(ASSIGNMENT, """
+def generation_features(step, xs, h0):
+    h, states = np.asarray(h0, dtype=float), []
+    for x in reversed(np.asarray(xs, dtype=float)):
+        h = step(x, h)
+        states.append(h)
+    return np.array(states)
+""")
+    for name in ("generation_features", "bidirectional_features"):
+        report = grade(name, reversed_reader[name])
+        assert report.score < points(name) and report.misconceptions == ["sequence_reversed"], (name, report.misconceptions)
+
+
 def test_a_mistake_source_runs_on_its_own_in_a_notebook():
     """Each mistake's pasted source defines the function with only np, Fraction and solution names."""
     text = (config.REPO_ROOT / "solutions" / f"{ASSIGNMENT}.py").read_text(encoding="utf-8")

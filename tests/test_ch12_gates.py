@@ -21,7 +21,7 @@ from autograder import build, catalogue, config
 from autograder.assignments import get
 from autograder.assignments.ch12_gates import reference as ref
 from autograder.checks import grade as grade_check
-from autograder.checks import hidden_cases, mistaken_output
+from autograder.checks import diagnose, hidden_cases, mistaken_output
 from autograder.solution_source import function_sources
 from autograder.symbolic import public_value
 
@@ -68,7 +68,7 @@ def test_the_catalogue_covers_the_issue():
     wanted = {
         "output_gate_on_cell": "lstm_cell_update", "h_without_tanh": "lstm_cell_update",
         "coupled_input_forget_gates": "lstm_cell_update", "dot_product_not_elementwise": "lstm_cell_update",
-        "lstm_concat_h_first": "lstm_step", "lstm_candidate_sigmoid": "lstm_step",
+        "sigmoid_on_cell": "lstm_cell_update", "lstm_concat_h_first": "lstm_step", "lstm_candidate_sigmoid": "lstm_step",
         "gru_complementary_update": "gru_step", "gru_reset_on_kept_branch": "gru_step", "gru_reset_after_matmul": "gru_step",
         "gru_concat_h_first": "gru_step", "gru_candidate_sigmoid": "gru_step",
         "lstm_count_two_biases": "lstm_param_count", "rnn_count_without_bias": "rnn_param_count", "gru_count_without_bias": "gru_param_count",
@@ -108,6 +108,26 @@ def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exerc
     for mistake_id in ("output_gate_on_cell", "h_without_tanh", "coupled_input_forget_gates"):
         entry = next(e for e in MISTAKES if e.id == mistake_id)
         assert grade("ex_12_7_4", entry.namespace()["ex_12_7_4"]).score == 0, mistake_id
+
+
+SWAPPED_GATES = """
+def gru_step(x, h_prev, params):
+    x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+    u = np.concatenate([x, h_prev])
+    z = sigmoid(u @ params["A_r"] + params["b_r"])
+    r = sigmoid(u @ params["A_z"] + params["b_z"])
+    g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+    return z * h_prev + (1 - z) * g
+"""
+
+
+def test_swapped_gru_gates_are_not_blamed_on_a_sigmoid_that_passes_its_own_check():
+    fn = catalogue.submission(ASSIGNMENT, SWAPPED_GATES)["gru_step"]
+    check = CHECKS["gru_step"]
+    case = check.public()[1]  # the third text's GRU: r = 0.25 and z = 0.75 swapped look like sigmoid(-a)
+    assert diagnose(ASSIGNMENT, check, fn(*case.args), case, lambda function: True) == ("sigmoid_exponent_sign",)
+    for report in (grade("gru_step", fn), selfcheck(ASSIGNMENT, "gru_step", fn)):
+        assert report.passed < len(report.results) and report.misconceptions == []
 
 
 def test_typed_in_book_answers_fail_the_hidden_cases():

@@ -1,10 +1,12 @@
 """The check runner: stubs, crashes, timeouts, stderr, seeds and redraws, on ch12_bptt."""
+import re
 import sys
 import time
 from fractions import Fraction
 
 import pytest
 
+from rnnkit.checking import named
 from rnnkit.compare import compare
 
 from autograder import catalogue, checks
@@ -111,3 +113,30 @@ def test_every_hidden_draw_separates_every_mistake(student):
             for entry in catalogue.for_check(ASSIGNMENT, name):
                 output = mistaken_output(entry, check, case)
                 assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)
+
+
+def test_a_misconception_is_named_where_it_explains_two_wrong_cases_or_the_only_one():
+    assert named([("a",)], 1) == ["a"]
+    assert named([("a",), ()], 2) == ["", ""]  # one of two wrong cases (the other crashed, say)
+    assert named([("a",), ("b",), ()], 3) == ["", "", ""]
+    assert named([("a", "b"), ("b",), (), ("a",)], 4) == ["a", "", "", "a"]  # b is left with one case
+    assert named([("a", "b"), ("a", "b"), ("b",)], 3) == ["b", "b", "b"]  # the one that explains most
+
+
+def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_explains_one_is_not_named():
+    def sign_wrong_for_positive_grads(w, grad, lr):  # update_sign where grad > 0, else no step at all
+        return w + lr * grad if grad > 0 else w
+
+    seen = set()
+    for student in (f"s{i}" for i in range(40)):
+        report = grade("sgd_update", sign_wrong_for_positive_grads, student=student, hidden=6)
+        failed = len(report.results) - report.passed
+        matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["sgd_update"], student, 6))
+        text = re.sub(r"\s+", " ", " ".join(report.lines(graded=True)))
+        if matched >= 2:
+            assert report.misconceptions == ["update_sign"], student
+            assert f"[update_sign] (it matches {matched} of the {failed} wrong cases)" in text, text
+        else:
+            assert report.misconceptions == [] and "Likely misconception" not in text, student
+        seen.add(min(matched, 2))
+    assert {1, 2} <= seen

@@ -1,11 +1,14 @@
 """The command line says clearly what is wrong and changes nothing when the input is bad."""
+import re
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
-from autograder import build, cli, course
+from nbgrader.api import Gradebook
+
+from autograder import build, cli, config, course
 
 from .conftest import ASSIGNMENTS, make_course
 
@@ -19,10 +22,16 @@ def test_an_unknown_assignment_is_named_with_the_known_ones(tmp_path):
     assert result.returncode != 0 and "unknown assignment(s) ['ch99']" in result.stderr and "ch12_bptt" in result.stderr
 
 
+def test_a_misspelt_assignment_gets_a_guess(tmp_path):
+    result = _cli(make_course(tmp_path / "course"), "autograde", "ch12_bpt")
+    assert result.returncode != 0 and "(did you mean ch12_bptt?)" in result.stderr
+
+
 def test_a_missing_submission_is_reported_without_touching_the_gradebook(tmp_path):
     root = make_course(tmp_path / "course")
     result = _cli(root, "autograde", "ch12_bptt", "--student", "nobody")
     assert result.returncode != 0 and "no submission at submitted/nobody/ch12_bptt" in result.stderr
+    assert "sandbox:" not in result.stdout  # the submission is looked for before anything starts
     assert not (root / "gradebook.db").exists() and not (root / "autograded").exists()
 
 
@@ -72,3 +81,28 @@ def test_feedback_for_some_students_leaves_the_others_alone(graded_class):
     assert {s: stamps(s) for s in others} == others
     with pytest.raises(SystemExit, match=f"autograded/nobody/{assignment}"):
         cli.main(["--root", str(graded_class.root), "feedback", assignment, "--student", "nobody"])
+
+
+@pytest.mark.nbgrader
+def test_the_demo_grades_its_sample_class_in_a_course_of_its_own(tmp_path):
+    root = make_course(tmp_path / "course", ["ch12_bptt"])
+    course.release(root, ["ch12_bptt"])
+    from autograder.submissions import write_submission
+
+    real = write_submission(root, "real-student", "ch12_bptt", None)
+    before = {p: p.read_bytes() for p in real.iterdir()}
+    for _ in range(2):  # a second demo leaves the real course as it was too
+        result = _cli(root, "demo", "--workers", "2")
+        assert result.returncode == 0, result.stderr[-3000:]
+    demo = root / "demo-course"
+    assert f"demo course: {demo}" in result.stdout
+    assert re.search(r"\nada +ch12_bptt +18\.00/18\.0 ", result.stdout)  # autograde prints the scores it gave
+    assert {p: p.read_bytes() for p in real.iterdir()} == before
+    assert not any((root / name).exists() for name in ("autograded", "feedback", "exports", "reports"))
+    settings = config.load(root)
+    with Gradebook(config.database_url(root, settings), settings.COURSE_ID) as gradebook:
+        assert not gradebook.students  # the real course's gradebook holds the release only
+    assert sorted(p.name for p in (demo / "submitted").iterdir()) == ["ada", "ben", "chen", "dana", "eli"]
+    assert (demo / "reports" / "class-report.html").is_file() and (demo / "exports" / "grades.csv").is_file()
+    course.nbgrader(demo, "release_feedback", "ch12_bptt")  # nbgrader's own steps work on the demo's submissions
+    assert list((demo / "exchange").rglob("*.html"))

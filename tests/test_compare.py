@@ -6,10 +6,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rnnkit.compare import RATIONAL_RTOL, Real, compare
+from rnnkit.compare import RATIONAL_RTOL, Real, compare, show
 
 from autograder.symbolic import public_value
 
@@ -79,3 +79,61 @@ def test_nested_structures_report_the_first_difference():
 @pytest.mark.parametrize("choices, ok", [({"a", "c"}, True), (["c", "a"], True), ({"a"}, False)])
 def test_choice_sets_compare_as_sets(choices, ok):
     assert compare(choices, frozenset({"a", "c"})).ok is ok
+
+
+def test_a_checks_rtol_applies_to_exact_values_too():
+    reference = Fraction(3, 4)
+    assert not compare(reference + Fraction(1, 10**8), reference).ok
+    assert compare(reference + Fraction(1, 10**8), reference, rtol=1e-6).ok
+    assert compare(sp.Rational(3, 4) + sp.Rational(1, 10**8), reference, rtol=1e-6).ok
+    assert compare(reference + Fraction(1, 10**5), reference, rtol=1e-6).reason == "compare.wrong_value"
+
+
+def test_huge_exact_values_compare_exactly():
+    big = 10**400
+    assert compare(big, big).ok and compare(Fraction(big + 1, big), Fraction(big + 1, big)).ok
+    assert compare(big, Fraction(1, 2)).reason == "compare.wrong_value"
+    assert compare(big, Real("0.5")).reason == "compare.wrong_value"
+    assert compare(1e300, big).reason == "compare.wrong_value"
+    assert compare(float(big // 10**100), big // 10**100, rtol=1e-6).ok  # 1e300 against an exact 10**300
+    assert "1.000000e+5000" in compare(10**5000, 1).message(reveal=True)  # beyond what str() prints
+
+
+def _object_array(items):
+    array = np.empty(len(items), dtype=object)
+    for index, item in enumerate(items):
+        array[index] = item
+    return array
+
+
+hashable = st.one_of(
+    st.integers(), st.integers(min_value=10**300, max_value=10**5000), st.fractions(),
+    st.builds(Fraction, st.integers(min_value=10**400, max_value=10**600), st.integers(min_value=1, max_value=10**500)),
+    st.floats(), st.text(max_size=5), st.booleans(), st.none(), st.complex_numbers(),
+    st.sampled_from([Real("nan"), Real("inf"), Real("0.75"), sp.Rational(10**500, 3), sp.Symbol("x"), sp.Float(0.5), b"x",
+                     np.float64("nan"), np.int64(-5), np.bool_(True), np.str_("a"), np.complex128(1j)]),
+)
+odd_values = st.recursive(hashable, lambda children: st.one_of(
+    st.lists(children, max_size=3), st.tuples(children, children), st.dictionaries(hashable, children, max_size=3),
+    st.frozensets(hashable, max_size=3), st.lists(children, max_size=3).map(_object_array),
+    st.lists(st.floats(), max_size=3).map(np.array)), max_leaves=10)
+
+
+@settings(max_examples=400, deadline=None)
+@given(odd_values, odd_values, st.booleans(), st.sampled_from([None, 1e-6]))
+def test_compare_never_raises(got, ref, exact, rtol):
+    verdict = compare(got, ref, exact=exact, rtol=rtol)
+    assert verdict.ok or isinstance(verdict.message(reveal=True), str) and isinstance(verdict.message(reveal=False), str)
+
+
+def test_deep_nesting_is_wrong_not_an_error():
+    deep = 0
+    for _ in range(10_000):
+        deep = [deep]
+    assert not compare(deep, [[0]]).ok and not compare([[0]], deep).ok
+
+
+
+def test_the_exact_value_of_a_float_is_shown_as_that_float():
+    assert show(Fraction(0.3)) == "0.3" and show(Fraction(-1, 2**60)) == repr(-(2.0**-60))
+    assert show(Fraction(1, 3)) == "1/3" and show(Fraction(3, 1 << 21)) == repr(3 / (1 << 21)) and show(Fraction(1, 256)) == "1/256"

@@ -138,3 +138,13 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
     assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误解", "通过用例数", "用例数"]
     assert headers["question_stats.csv"] == ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数",
                                              "失分", "目录外失分", "目录外失分人数"]
+
+
+def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path):
+    from autograder.course import _write_csv
+
+    hostile = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "ada"]
+    path = _write_csv(tmp_path / "sheet.csv", ["student_id", "score"], [[name, "-0.50"] for name in hostile])
+    rows = _read(path)
+    assert [row["student_id"] for row in rows] == ["'" + name for name in hostile[:-1]] + ["ada"]
+    assert {row["score"] for row in rows} == {"-0.50"}  # numbers stay numbers

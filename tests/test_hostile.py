@@ -1,12 +1,18 @@
-"""Hostile submissions through real nbgrader, graded in one class with two honest students: a cheat
-earns nothing, a breaker loses only its own cells, the honest keep full marks, the course files
-stay byte-identical, no process is left over, and the gradebook holds one grade per cell."""
+"""Hostile submissions through real nbgrader, graded in one class with honest students: a cheat
+earns nothing, a breaker loses only its own cells, the honest keep full marks, a folder holding
+links or special files is refused before anything of it is copied, the course files stay
+byte-identical, no process is left over, and the gradebook holds one grade per cell."""
 import re
 import sqlite3
 import subprocess
+from html.parser import HTMLParser
 
 import nbformat
 import pytest
+from nbgrader.api import Gradebook
+
+from autograder.config import database_url, load
+from autograder.course import feedback, nbgrader
 
 from . import hostile
 
@@ -18,10 +24,58 @@ def _students(graded, kind):
     return [student for student, k in graded.kinds.items() if k == kind]
 
 
-def test_every_hostile_submission_was_graded(graded_class):
+def test_every_hostile_submission_was_graded_but_the_refused(graded_class):
     assert graded_class.kinds
     done = {o.student for o in graded_class.outcomes if o.assignment == A and o.ok}
-    assert set(graded_class.kinds) <= done
+    refused = set(_students(graded_class, "refused"))
+    assert refused and not refused & done
+    assert set(graded_class.kinds) - refused <= done
+
+
+def _texts(graded_class, student: str) -> dict:
+    """grade id (or None) -> the text of that code cell's outputs in the autograded notebook, wrapped lines joined."""
+    path = graded_class.root / "autograded" / student / A / f"{A}.ipynb"
+    return {cell.metadata.get("nbgrader", {}).get("grade_id"):
+            re.sub(r"\n +", " ", "".join(o.get("text", "") or o.get("evalue", "") for o in cell.outputs))
+            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"}
+
+
+def test_a_folder_with_links_or_special_files_is_refused_flagged_and_never_copied(graded_class):
+    reasons = {o.student: o.refused for o in graded_class.outcomes if o.assignment == A}
+    expected = {"notebook-link": "ch12_bptt.ipynb is a symbolic link", "links-beside": "gradebook.db is a symbolic link",
+                "hard-link": "ch12_bptt.ipynb is a hard link", "fifo": "pipe is a FIFO", "deep-folders": "nested more than"}
+    assert set(expected) == set(_students(graded_class, "refused"))
+    settings = load(graded_class.root)
+    with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:
+        for student, reason in expected.items():
+            assert reason in reasons[student], (student, reasons[student])
+            assert not (graded_class.root / "autograded" / student).exists(), student
+            submission = gb.find_submission(A, student)
+            notebook = submission.notebooks[0]
+            assert notebook.flagged and submission.needs_manual_grade and submission.score == 0, student
+            assert any(reason in (c.auto_comment or "") for c in notebook.comments), student
+
+
+def test_only_the_notebook_and_the_course_files_reach_autograded(graded_class):
+    source = {p.name for p in (graded_class.root / "source" / A).iterdir()}
+    for student in ("extra-files", "honest-a", "html-injector"):
+        carried = {p.name for p in (graded_class.root / "autograded" / student / A).iterdir()}
+        assert carried <= source | {"timestamp.txt", "submission_secret.txt"}, (student, carried - source)
+    rows = graded_class.rows(A, "extra-files")
+    assert all(row.score == row.max_score for row in rows.values())
+
+
+def test_a_budget_bounds_a_submission_that_restarts_its_runner_on_every_check(graded_class):
+    outcome = next(o for o in graded_class.outcomes if o.student == "slow-replay" and o.assignment == A)
+    budget = load(graded_class.root).SUBMISSION_TIMEOUT
+    # every one of its 12 checks restarts the runner and replays a 4 s cell: about 50 s without a budget
+    assert outcome.seconds < budget + 4 * hostile.SLOW_CELL_SECONDS, outcome.seconds
+    assert any("used up its grading budget" in text for text in _texts(graded_class, "slow-replay").values())
+
+
+def test_a_crash_in_graded_code_names_the_line_of_the_students_function(graded_class):
+    text = _texts(graded_class, "sleeper-in-function")["sgd_update"]
+    assert "raised RuntimeError" in text and "raise RuntimeError('no')" in text, text
 
 
 def test_a_cheat_earns_nothing(graded_class):
@@ -73,14 +127,45 @@ def test_output_is_cut_at_the_limit_with_a_note(graded_class):
 
 
 def test_a_killed_runner_is_named_and_costs_only_its_cells(graded_class):
-    path = graded_class.root / "autograded" / "exit-in-function" / A / f"{A}.ipynb"
-    texts = {cell.metadata.get("nbgrader", {}).get("grade_id"): re.sub(r"\n +", " ", "".join(o.get("text", "") for o in cell.outputs))
-             for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"}  # wrapped lines joined again
-    assert "stopped the Python process while sgd_update ran" in texts["sgd_update"]
+    assert "stopped the Python process while sgd_update ran" in _texts(graded_class, "exit-in-function")["sgd_update"]
 
 
-def test_the_sandbox_hides_the_instructor_package(graded_class):
-    path = graded_class.root / "autograded" / "engine-import" / A / f"{A}.ipynb"
-    cells = [cell for cell in nbformat.read(path, as_version=4).cells if "from autograder" in cell.source]
-    errors = [o.evalue for cell in cells for o in cell.get("outputs", []) if o.output_type == "error"]
-    assert cells and len(errors) == len(cells) and all("No module named 'autograder'" in e for e in errors), errors
+class _LiveMarkup(HTMLParser):
+    """The tags of a text that a browser would run script from: script-like tags, event handler
+    attributes and javascript: links (escaped text is data, not tags, and is not counted)."""
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.found: list[str] = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "iframe", "svg", "object", "embed"):
+            self.found.append(tag)
+        self.found += [f"{tag} {name}" for name, value in attrs
+                       if name.startswith("on") or (value or "").strip().lower().startswith("javascript:")]
+
+
+def test_html_and_script_a_student_wrote_are_sanitised_in_the_autograded_notebook(graded_class):
+    submitted = nbformat.read(graded_class.root / "submitted" / "html-injector" / A / f"{A}.ipynb", as_version=4)
+    assert all(_LiveMarkup(text).found for text in hostile.INJECTED_MARKDOWN[:3] + hostile.INJECTED_MARKDOWN[4:])  # the test can fail
+    notebook = nbformat.read(graded_class.root / "autograded" / "html-injector" / A / f"{A}.ipynb", as_version=4)
+    written = [cell for cell in notebook.cells if cell.cell_type != "code" and cell.source not in
+               {c.source for c in nbformat.read(graded_class.root / "source" / A / f"{A}.ipynb", as_version=4).cells}]
+    assert len(written) == len(hostile.INJECTED_MARKDOWN) + 1 == sum(1 for c in submitted.cells if hostile.SCRIPT_FLAG in c.source) - 1
+    for cell in written:
+        assert not _LiveMarkup(cell.source).found, cell.source
+    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "display_data"]
+    assert outputs and not {mime for o in outputs for mime in o.data} & {"image/svg+xml", "application/javascript"}
+    assert not any(_LiveMarkup(o.data.get("text/html", "")).found for o in outputs)
+
+
+def test_feedback_and_release_feedback_carry_the_page_only(graded_class):
+    students = ["extra-files", "html-injector"]
+    feedback(graded_class.root, [A], students=students)
+    for student in students:
+        assert sorted(p.name for p in (graded_class.root / "feedback" / student / A).iterdir()) == [
+            f"{A}.html", "submission_secret.txt", "timestamp.txt"]
+    nbgrader(graded_class.root, "release_feedback", A, "--student=extra-files")
+    released = [p for p in (graded_class.root / "exchange").rglob("*") if p.is_file() and "feedback" in p.parts]
+    assert released and all(p.suffix == ".html" for p in released), released

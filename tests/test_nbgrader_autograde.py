@@ -5,6 +5,7 @@ import csv
 import html
 import re
 import shutil
+import subprocess
 import time
 
 import nbformat
@@ -13,7 +14,7 @@ from rnnkit import messages
 
 from autograder import catalogue, report
 from autograder.assignments import get
-from autograder.course import autograde, export, feedback, nbgrader, release
+from autograder.course import BIN, autograde, export, feedback, nbgrader, nbgrader_env, release
 
 from .conftest import ASSIGNMENTS, make_course
 
@@ -26,8 +27,10 @@ def _scores(table, assignment, students):
 
 
 def test_every_submission_was_autograded_once_by_four_workers(graded_class):
-    failed = [o for o in graded_class.outcomes if not o.ok]
+    failed = [o for o in graded_class.outcomes if not o.ok and not o.refused]
     assert graded_class.outcomes and not failed, "\n\n".join(f"{o.assignment}/{o.student}:\n{o.log[-4000:]}" for o in failed)
+    refused = {o.student for o in graded_class.outcomes if o.refused}
+    assert refused == {student for student, kind in graded_class.kinds.items() if kind == "refused"}
     submitted = {(p.parent.name, p.name) for p in (graded_class.root / "submitted").glob("*/*") if p.is_dir()}
     assert len(submitted) >= 100
     assert sorted((o.student, o.assignment) for o in graded_class.outcomes) == sorted(submitted)
@@ -37,16 +40,19 @@ def test_every_submission_was_autograded_once_by_four_workers(graded_class):
 def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
     assignment = "ch12_bptt" if "ch12_bptt" in ASSIGNMENTS else ASSIGNMENTS[0]
     cheats = [student for student, kind in graded_class.kinds.items() if kind == "cheat"]
-    students = sorted(["reference", "stub", *(m.id for m in catalogue.mistakes(assignment)[:3]), *cheats[:4]])
+    refused = ["links-beside", "notebook-link"] if "links-beside" in graded_class.kinds else []  # links survive the copy below
+    students = sorted(["reference", "stub", *(m.id for m in catalogue.mistakes(assignment)[:3]), *cheats[:4], *refused])
     other = make_course(tmp_path / "sequential", [assignment])
     shutil.copy2(graded_class.root / "course_config.py", other / "course_config.py")
     with (other / "course_config.py").open("a") as handle:
         handle.write(f"\nASSIGNMENTS = [{assignment!r}]\n")
     release(other, [assignment])
-    for student in students:
-        shutil.copytree(graded_class.root / "submitted" / student / assignment, other / "submitted" / student / assignment)
-    result = nbgrader(other, "autograde", assignment)
-    assert "sandbox: user, pid, net, mount" in result.stdout + result.stderr
+    for student in students:  # links copied as links (they point into this course's source/ as they did there)
+        shutil.copytree(graded_class.root / "submitted" / student / assignment, other / "submitted" / student / assignment, symlinks=True)
+    result = subprocess.run([str(BIN / "nbgrader"), "autograde", assignment], cwd=other, env=nbgrader_env(), capture_output=True, text=True)
+    log = result.stdout + result.stderr
+    assert "sandbox: user, pid, net, mount" in log
+    assert (result.returncode != 0) == bool(refused) and all(f"refused {assignment} of {student}" in log for student in refused)
     sequential = {(row.student, row.grade_id): row.score for row in report.collect(other)}
     assert sequential == _scores(graded_class.table, assignment, students)
 

@@ -22,9 +22,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from . import messages
+from . import codec, messages
 from .compare import Verdict, compare, show
-from .helpers import CALLS
+from .helpers import CALLS, ContractBroken
 
 #: The misconception named whenever a value is right but a float where the contract is exact.
 FLOAT_WHERE_EXACT = "float_where_exact"
@@ -159,6 +159,8 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
         raise
     except NotImplementedError:
         raise StudentFailure("check.not_implemented", name=name) from None
+    except ContractBroken as broken:
+        raise StudentFailure("check.contract_broken", name=name, case=case.label, detail=messages.text(broken.message_id)) from None
     except _Timeout:
         raise StudentFailure("check.timeout", name=name, seconds=timeout, case=case.label) from None
     except Exception as error:  # the student's code may raise anything
@@ -193,22 +195,24 @@ class Rules:
     call: str = "plain"
 
 
-Diagnose = Callable[[Any, Case], str]
+Diagnose = Callable[[Any, Case], "tuple[str, ...]"]
 Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
 
 
 def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, bool, Any]], rules: Rules, *,
               points: float = 1.0, timeout: float = 10.0, diagnose: Diagnose | None = None,
               probes: tuple[Probe, ...] = ()) -> Report:
-    """Run `fn` on each (case, public, expected) and judge it.
+    """Run `fn` on each (case, public, expected) and judge its result, read as the grader reads it
+    (`accepted`).
 
-    `diagnose(got, case)` names the catalogued mistake behind a wrong value; each probe gets a safe
-    `run(case)` of the function and the case, and returns None or the sentence of the broken rule.
-    A stub fails every case with one message.
+    `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
+    the ones the report names); each probe gets a safe `run(case)` of the function and the case, and
+    returns None or the sentence of the broken rule. A stub fails every case with one message.
     """
     results: list[CaseResult] = []
+    found: list[tuple[str, ...]] = []  # the mistakes that reproduce each case's wrong value
     for case, public, expected in cases:
-        run = lambda c: call_student(fn, c, name=name, call=rules.call, timeout=timeout)  # noqa: E731
+        run = lambda c: accepted(call_student(fn, c, name=name, call=rules.call, timeout=timeout), name=name, case=c)  # noqa: E731
         shown = () if public else _shown(case, expected)
         try:
             got = run(case)
@@ -216,20 +220,48 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             if failure.message_id == "check.not_implemented":
                 return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases])
             results.append(CaseResult(case.label, public, False, failure.message, "", *shown))
+            found.append(())
             continue
         verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
         if not verdict.ok:
             if verdict.reason == "compare.not_exact":
-                mistake = FLOAT_WHERE_EXACT
+                found.append((FLOAT_WHERE_EXACT,))
                 if not case.args and not case.kwargs:  # an answer, not a computation from inputs
                     verdict = Verdict(False, "compare.not_exact_answer", verdict.fields)
             else:
-                mistake = diagnose(got, case) if diagnose else ""
-            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), mistake, *shown))
+                found.append(tuple(diagnose(got, case)) if diagnose else ())
+            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown))
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown if broken else ())))
+        found.append(())
+    for result, mistake in zip(results, named(found, sum(not result.ok for result in results))):
+        result.misconception = mistake
     return Report(assignment, name, points, results)
+
+
+def named(found: list[tuple[str, ...]], wrong: int) -> list[str]:
+    """The misconception named on each case, given the mistakes that reproduce each case's value
+    (none for a case that is right, crashed or broke a rule) and the number of `wrong` cases: a
+    mistake is named only where it explains at least two wrong cases, or the only one. Greedily,
+    the mistake that explains the most cases not yet named (the first listed on a tie) is named on
+    all of them, while one explains enough."""
+    least = 1 if wrong == 1 else 2
+    names = [""] * len(found)
+    while (top := Counter(m for mistakes, name in zip(found, names) if not name for m in dict.fromkeys(mistakes)).most_common(1)) \
+            and top[0][1] >= least:
+        names = [top[0][0] if not name and top[0][0] in mistakes else name for mistakes, name in zip(found, names)]
+    return names
+
+
+def accepted(value: Any, *, name: str, case: Case) -> Any:
+    """A result as the grader reads it (`codec.plain`: see the accepted values in `rnnkit.codec`),
+    in the self-check as in grading, so that both judge the same value; one the course does not
+    accept fails its case."""
+    try:
+        return codec.plain(value)
+    except codec.CodecError as error:
+        raise StudentFailure("check.unreadable_result", name=name, case=case.label, detail=str(error)) from None
 
 
 def _shown(case: Case, expected: Any) -> tuple[str, str]:

@@ -1,32 +1,44 @@
 """The safe codec for values that cross between the grader and the sandboxed runner.
 
-Plain JSON with tagged objects; nothing is pickled or evaluated. Allowed values: None, bool, int,
-float (NaN and infinities included), str, `Fraction` (as two ints), list, tuple, dict (any allowed
-keys), set, numpy arrays of bool, int or float dtype, and object arrays whose items are allowed
-values (Fractions, for exact element-wise results). numpy scalars travel as the plain Python
-number they hold; a SymPy rational travels as a `Fraction` and a SymPy float as a float. The given
-helpers of `rnnkit.helpers` (the `step` and loss callables that checks hand to a student function)
-travel by name and state, and so do `Real` references; both are read only where `trusted=True`
-(data the grader wrote), never when the grader reads a student's result. Anything else, subclasses included, raises `CodecError` naming
-the type.
+Plain JSON with tagged objects; nothing is pickled or evaluated, and no method of a student's
+class is called: every value is read through its base type's own data (`tuple.__iter__`,
+`dict.items`, `float.__float__`, ...). The given helpers of `rnnkit.helpers` (the `step` and loss
+callables that checks hand to a student function) travel by name and state, and so do `Real`
+references; both are read only where `trusted=True` (data the grader wrote), never when the grader
+reads a student's result.
+
+The values the course accepts (the contract; the self-check reads a result the same way before
+comparing it, so it gives the grader's verdict): None, bool, int, float (NaN and infinities
+included), str and `Fraction`; lists, tuples, dicts and sets of accepted values, nested at most 64
+deep; numpy arrays of bool, integer, float or str dtype, and object arrays of accepted values. A
+subclass of a built-in type is read as that type, from its data alone: a namedtuple or NamedTuple
+is a plain tuple, an OrderedDict or defaultdict a plain dict, a str, int or float subclass a plain
+str, int or float; whatever methods it overrides are never called. numpy scalars are the plain
+value they hold (`str_` a str, `bool_` a bool, integer kinds an int, floating kinds a float), a
+SymPy Rational is a Fraction and a SymPy Float a float. Anything else (complex numbers, Fraction
+subclasses, bytes, objects of your own classes, integers of more than 10000 bits) fails its case,
+with its type named.
 """
 from __future__ import annotations
 
 import json
 import math
 from fractions import Fraction
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from .compare import Real
 
-#: At most this many bytes in one encoded message, and this many leaves in one value.
+#: At most this many bytes in one encoded message, this many leaves in one array, this depth of
+#: nesting, and this many bits in one integer (JSON carries at most 4300 digits).
 MAX_BYTES = 32 * 1024 * 1024
 MAX_ITEMS = 2_000_000
 MAX_DEPTH = 64
+MAX_INT_BITS = 10_000
 
 _ARRAY_KINDS = {"b": "bool", "i": "int64", "u": "int64", "f": "float64"}
+_INT64_MAX = np.iinfo(np.int64).max
 
 
 class CodecError(ValueError):
@@ -37,68 +49,136 @@ class CodecError(ValueError):
         self.type_name = type_name
 
 
+def _type_name(kind: type) -> str:
+    return kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+
+
 def _float(value: float) -> Any:
     return value if math.isfinite(value) else {"$float": repr(value)}
 
 
-def _sympy_number(value: Any) -> Any:
-    """A SymPy Rational as a Fraction, a SymPy Float as a float, else None (duck-typed: no import)."""
-    if not type(value).__module__.startswith("sympy."):
-        return None
-    if getattr(value, "is_Rational", False):
-        return Fraction(int(value.p), int(value.q))
+def _int(value: int) -> int:
+    if value.bit_length() > MAX_INT_BITS:
+        raise CodecError("int", f"an integer of more than {MAX_INT_BITS} bits cannot be graded")
+    return value
+
+
+def _items(values, depth: int) -> list:
+    return [to_plain(item, depth + 1) for item in values]
+
+
+def _set(values, depth: int) -> dict:
+    return {"$set": sorted(_items(values, depth), key=repr)}
+
+
+def _array(value: np.ndarray, depth: int) -> Any:
+    array = np.ndarray.view(value, np.ndarray)  # a subclass, read as the plain array it holds
+    kind = array.dtype.kind
+    if array.size > MAX_ITEMS:
+        raise CodecError("numpy array", f"an array of {array.size} items is too large to be graded")
+    if kind in "OU" or (kind == "u" and array.size and int(array.max()) > _INT64_MAX):
+        return {"$objects": [list(array.shape), _items(array.ravel().tolist(), depth)]}
+    if kind not in _ARRAY_KINDS:
+        raise CodecError(f"numpy array of dtype {array.dtype}", f"an array of dtype {array.dtype} cannot be graded; use float, int or bool")
+    flat = array.astype(_ARRAY_KINDS[kind]).ravel().tolist()
+    if kind == "f":
+        flat = [_float(x) for x in flat]
+    return {"$array": {"dtype": _ARRAY_KINDS[kind], "shape": list(array.shape), "data": flat}}
+
+
+def _sympy(value: Any, depth: int) -> Any:
+    """A SymPy Rational as a Fraction, a SymPy Float as a float (duck-typed: no import)."""
+    if getattr(value, "is_Rational", False) and type(value.p) is int and type(value.q) is int:
+        return to_plain(Fraction(value.p, value.q), depth)
     if getattr(value, "is_Float", False):
-        return float(value)
+        return to_plain(float(value), depth)
+    raise CodecError(_type_name(type(value)))
+
+
+def _helper(value: Any, depth: int) -> Any:
+    return {"$helper": [type(value).codec_name, to_plain(value.codec_state(), depth + 1)]}
+
+
+Encoder = Callable[[Any, int], Any]
+
+#: Built-in types and how their data is read, for the type itself and for any subclass (the first
+#: of these it derives from): through the base type's own methods, never the subclass's. (A `Real`
+#: is read through its digits, and only where trusted.)
+_BASES: dict[type, Encoder] = {
+    type(None): lambda value, depth: None,
+    bool: lambda value, depth: value,  # bool cannot be subclassed
+    int: lambda value, depth: _int(int.__int__(value)),
+    float: lambda value, depth: _float(float.__float__(value)),
+    str: lambda value, depth: str.__str__(value),
+    list: lambda value, depth: _items(list.__iter__(value), depth),
+    tuple: lambda value, depth: {"$tuple": _items(tuple.__iter__(value), depth)},
+    set: lambda value, depth: _set(set.__iter__(value), depth),
+    frozenset: lambda value, depth: _set(frozenset.__iter__(value), depth),
+    dict: lambda value, depth: {"$dict": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in dict.items(value)]},
+    np.ndarray: _array,
+    Real: lambda value, depth: {"$real": str(value.digits)},  # the grader's references (read only where trusted)
+}
+
+
+def _numpy_scalar(convert: type) -> Encoder:
+    return lambda value, depth: to_plain(convert(value), depth)
+
+
+_NUMPY_SCALARS = {"b": bool, "i": int, "u": int, "f": float, "U": str}
+
+#: Types read only as themselves (a subclass of one of these is refused): Fractions, and numpy's
+#: own scalar types as the plain value they hold.
+_EXACT: dict[type, Encoder] = {
+    Fraction: lambda value, depth: {"$fraction": [_int(value.numerator), _int(value.denominator)]},
+    **{np.dtype(code).type: _numpy_scalar(_NUMPY_SCALARS[np.dtype(code).kind]) for code in np.typecodes["All"] if np.dtype(code).kind in _NUMPY_SCALARS},
+}
+
+
+def _encoder(kind: type) -> Encoder | None:
+    found = _EXACT.get(kind) or _BASES.get(kind) or next((encode for base, encode in _BASES.items() if issubclass(kind, base)), None)
+    if found is not None:
+        return found
+    if kind.__module__.startswith("sympy."):
+        return _sympy
+    if kind.__module__ == "rnnkit.helpers" and isinstance(getattr(kind, "codec_name", None), str):
+        return _helper
     return None
 
 
 def to_plain(value: Any, depth: int = 0) -> Any:
-    """`value` as JSON-ready data; raises CodecError for anything not allowed."""
+    """`value` as JSON-ready data; raises CodecError for anything the course does not accept."""
     if depth > MAX_DEPTH:
         raise CodecError("nested value", "the value is nested too deeply to be graded")
     kind = type(value)
-    if value is None or kind in (bool, str):
-        return value
-    if kind is int:
-        return value
-    if kind is float:
-        return _float(value)
-    if kind is Fraction:
-        return {"$fraction": [value.numerator, value.denominator]}
-    if kind in (list, tuple, set, frozenset):
-        items = [to_plain(item, depth + 1) for item in (sorted(value, key=repr) if kind in (set, frozenset) else value)]
-        return items if kind is list else {"$tuple" if kind is tuple else "$set": items}
-    if kind is dict:
-        return {"$dict": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in value.items()]}
-    if kind is np.ndarray and value.dtype.kind == "O":
-        if value.size > MAX_ITEMS:
-            raise CodecError("numpy array", f"an array of {value.size} items is too large to be graded")
-        return {"$objects": [list(value.shape), [to_plain(item, depth + 1) for item in value.ravel().tolist()]]}
-    if kind is np.ndarray:
-        if value.dtype.kind not in _ARRAY_KINDS:
-            raise CodecError(f"numpy array of dtype {value.dtype}", f"an array of dtype {value.dtype} cannot be graded; use float, int or bool")
-        if value.size > MAX_ITEMS:
-            raise CodecError("numpy array", f"an array of {value.size} items is too large to be graded")
-        flat = value.astype(_ARRAY_KINDS[value.dtype.kind]).ravel().tolist()
-        if value.dtype.kind == "f":
-            flat = [_float(x) for x in flat]
-        return {"$array": {"dtype": _ARRAY_KINDS[value.dtype.kind], "shape": list(value.shape), "data": flat}}
-    if isinstance(value, np.generic) and kind.__module__ == "numpy" and value.dtype.kind in _ARRAY_KINDS:
-        return to_plain(value.item(), depth)
-    sympy = _sympy_number(value)
-    if sympy is not None:
-        return to_plain(sympy, depth)
-    if isinstance(value, Real):  # a reference, written by the grader only (read only where trusted)
-        return {"$real": str(value.digits)}
-    codec_name = getattr(kind, "codec_name", None)
-    if isinstance(codec_name, str) and kind.__module__ == "rnnkit.helpers":
-        return {"$helper": [codec_name, to_plain(value.codec_state(), depth + 1)]}
-    raise CodecError(f"{kind.__module__}.{kind.__qualname__}" if kind.__module__ not in ("builtins", "__main__") else kind.__qualname__)
+    try:
+        encode = _encoder(kind)
+        if encode is not None:
+            return encode(value, depth)
+    except CodecError:
+        raise
+    except Exception:  # a value whose own data cannot be read (a broken SymPy look-alike, say)
+        pass
+    raise CodecError(_type_name(kind))
 
 
-def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
+def plain(value: Any) -> Any:
+    """A student's result as the grader reads it, `from_plain(to_plain(value))`: what the
+    self-check compares. Raises CodecError for a value the course does not accept."""
+    return from_plain(to_plain(value))
+
+
+def from_plain(data: Any, *, trusted: bool = False) -> Any:
     """The value that `to_plain` encoded. `trusted` (data the grader wrote) also allows given
-    helpers to be rebuilt and `Real` references to be read."""
+    helpers to be rebuilt and `Real` references to be read. Anything malformed raises CodecError."""
+    try:
+        return _decode(data, trusted, 0)
+    except CodecError:
+        raise
+    except (TypeError, ValueError, LookupError, AttributeError, RecursionError, ArithmeticError) as error:
+        raise CodecError("message", f"malformed message: {type(error).__name__}") from None
+
+
+def _decode(data: Any, trusted: bool, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise CodecError("nested value", "the value is nested too deeply to be graded")
     if data is None or isinstance(data, (bool, str, int)):
@@ -106,7 +186,7 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
     if isinstance(data, float):
         return data
     if isinstance(data, list):
-        return [from_plain(item, trusted=trusted, depth=depth + 1) for item in data]
+        return [_decode(item, trusted, depth + 1) for item in data]
     if not isinstance(data, dict) or len(data) != 1:
         raise CodecError(type(data).__name__, "malformed message")
     (tag, body), = data.items()
@@ -120,10 +200,10 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
             raise CodecError("Fraction", "malformed fraction")
         return Fraction(numerator, denominator)
     if tag in ("$tuple", "$set"):
-        items = [from_plain(item, trusted=trusted, depth=depth + 1) for item in body]
+        items = [_decode(item, trusted, depth + 1) for item in body]
         return tuple(items) if tag == "$tuple" else set(items)
     if tag == "$dict":
-        return {_key(from_plain(k, trusted=trusted, depth=depth + 1)): from_plain(v, trusted=trusted, depth=depth + 1) for k, v in body}
+        return {_decode(k, trusted, depth + 1): _decode(v, trusted, depth + 1) for k, v in body}
     if tag == "$array":
         dtype, shape, flat = body["dtype"], body["shape"], body["data"]
         if dtype not in _ARRAY_KINDS.values() or not all(type(n) is int and n >= 0 for n in shape):
@@ -137,7 +217,8 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
         if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(items) or len(items) > MAX_ITEMS:
             raise CodecError("numpy array", "malformed array")
         array = np.empty(len(items), dtype=object)
-        array[:] = [from_plain(item, trusted=trusted, depth=depth + 1) for item in items] if items else []
+        for index, item in enumerate(items):  # one by one: an item that is a list stays one item
+            array[index] = _decode(item, trusted, depth + 1)
         return array.reshape(shape)
     if tag == "$real" and trusted and isinstance(body, str):
         return Real(body)
@@ -145,14 +226,8 @@ def from_plain(data: Any, *, trusted: bool = False, depth: int = 0) -> Any:
         from . import helpers as given
 
         name, state = body
-        return given.rebuild(name, from_plain(state, depth=depth + 1))
+        return given.rebuild(name, _decode(state, False, depth + 1))
     raise CodecError(tag, f"a value tagged {tag} cannot be read here")
-
-
-def _key(value: Any) -> Any:
-    if isinstance(value, (list, set)):
-        raise CodecError("dict key", "malformed dict key")
-    return value
 
 
 def dumps(value: Any) -> bytes:
@@ -171,9 +246,4 @@ def loads(raw: bytes, *, trusted: bool = False) -> Any:
         data = json.loads(raw)
     except (ValueError, RecursionError) as error:
         raise CodecError("message", f"malformed message: {error}") from None
-    try:
-        return from_plain(data, trusted=trusted)
-    except CodecError:
-        raise
-    except (TypeError, ValueError, KeyError, RecursionError, OverflowError) as error:
-        raise CodecError("message", f"malformed message: {type(error).__name__}") from None
+    return from_plain(data, trusted=trusted)

@@ -9,9 +9,14 @@ its SymPy references into these (`autograder.symbolic.public_value`). A leaf is 
   the function was given exact inputs (`exact=True`), where a float is "not exact";
 * a `Real` reference (through `tanh`, `exp`, ...): its 30 digits, accepted within
   `TRANSCENDENTAL_RTOL * max(1, |r|)`;
-* a check may set its own `rtol` for floats (a central difference, say), used in place of both;
+* a check may set its own `rtol` (a central difference, say), used in place of all three: an exact
+  value is then accepted within `rtol * max(1, |r|)` too;
 * a value that misses the tolerance but equals the reference rounded to some number of decimal
   places is called rounded, not merely wrong.
+
+Distances are taken in floats where both sides are floats of ordinary size, exactly (in Fractions)
+otherwise, so huge integers and Fractions compare without overflow. `compare` never raises: a
+value that cannot be compared is wrong, with its type named.
 """
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ import numbers
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -74,6 +80,14 @@ class Real:
     def __hash__(self) -> int:
         return hash(self.digits)
 
+    @cached_property
+    def exact(self) -> Fraction | None:
+        """The digits as an exact Fraction (None for NaN or an infinity)."""
+        try:
+            return Fraction(self.digits)
+        except (ValueError, OverflowError):
+            return None
+
 
 def _sympy(value: Any) -> bool:
     return type(value).__module__.startswith("sympy.")
@@ -101,6 +115,12 @@ def show(value: Any, limit: int = 80) -> str:
 
 
 def _render(value: Any, items: int = 12) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _integer(value)
+    if isinstance(value, Fraction):
+        if value.denominator > 1 << 20 and value.denominator & (value.denominator - 1) == 0 and Fraction(float(value)) == value:
+            return repr(float(value))  # the exact value of a float (0.3 is 5404319552844595/2**54): shown as that float
+        return _integer(value.numerator) + ("" if value.denominator == 1 else "/" + _integer(value.denominator))
     if isinstance(value, np.ndarray):
         return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=items, formatter={"all": _render})
     if isinstance(value, (np.floating, np.integer, np.bool_)):
@@ -120,6 +140,16 @@ def _render(value: Any, items: int = 12) -> str:
     return str(value)
 
 
+def _integer(value: int) -> str:
+    """An int as Python writes it; one of more than 3000 bits (Python will not print it) as 1.234568e+1000."""
+    return str(value) if value.bit_length() <= 3000 else format(Decimal(value), ".6e")
+
+
+def _keys(keys) -> str:
+    """Dict keys as Python writes a list of them."""
+    return "[" + ", ".join(repr(key) if isinstance(key, str) else _render(key) for key in keys) + "]"
+
+
 def _kind(ref: Any) -> str:
     """What the contract asks for, as the words of the message `kind.<kind>`."""
     if isinstance(ref, dict):
@@ -128,16 +158,47 @@ def _kind(ref: Any) -> str:
         return messages.text("kind.array")
     if isinstance(ref, (list, tuple)):
         return messages.text("kind.list")
-    if isinstance(ref, bool):
+    if isinstance(ref, (bool, np.bool_)):
         return messages.text("kind.bool")
     if isinstance(ref, str):
         return messages.text("kind.string")
     return messages.text("kind.number")
 
 
-def _rounded(got: float, ref: float) -> bool:
-    """True when `got` is close to `ref` and equals it rounded to between 1 and 15 decimal places."""
-    if abs(got - ref) > 1e-2 * max(1.0, abs(ref)):
+def _number(value: Any) -> Fraction | None:
+    """A reference as an exact Fraction: an exact number, a Real's digits or a float; None for NaN, an
+    infinity or anything that is not a number."""
+    if is_exact(value):
+        return as_fraction(value)
+    if isinstance(value, Real):
+        return value.exact
+    if isinstance(value, (float, np.floating)) and math.isfinite(value):
+        return Fraction(float(value))
+    return None
+
+
+def _float(value: Fraction) -> float | None:
+    """`value` as an ordinary float (None beyond 1e300, where float distances may overflow)."""
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if abs(number) < 1e300 else None
+
+
+def _close(value: Fraction | float, target: Fraction, relative: float) -> bool:
+    """|value - target| <= relative * max(1, |target|): in floats where both are floats of ordinary
+    size, exactly otherwise."""
+    ref = _float(target) if isinstance(value, float) else None
+    if ref is not None:
+        return abs(value - ref) <= relative * max(1.0, abs(ref))
+    return abs(Fraction(value) - target) <= Fraction(relative) * max(1, abs(target))
+
+
+def _rounded(got: float, target: Fraction) -> bool:
+    """True when `got` is close to `target` and equals it rounded to between 1 and 15 decimal places."""
+    ref = _float(target)
+    if ref is None or abs(got - ref) > 1e-2 * max(1.0, abs(ref)):
         return False
     return any(math.isclose(got, round(ref, places), rel_tol=1e-15, abs_tol=1e-300) for places in range(1, 16))
 
@@ -151,49 +212,61 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
         return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=messages.text("kind.sympy_symbols")))
     if isinstance(got, bool) or not isinstance(got, numbers.Number):
         return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=type(got).__name__))
-    if isinstance(ref, (float, np.floating)):
-        ref = Real(repr(float(ref)))
-    rational = not isinstance(ref, Real)
-    if rational and is_exact(got):
-        same = as_fraction(got) == ref
-        return OK if same else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
-    try:
-        value = float(got) if not isinstance(got, complex) else float("nan")
-    except (TypeError, ValueError, OverflowError):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__))
-    if not math.isfinite(value):
-        return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
-    target = float(ref)
+    rational, target = is_exact(ref), _number(ref)
+    wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))  # noqa: E731
+    if target is None:
+        return wrong()
+    if is_exact(got):
+        value = as_fraction(got)
+        if rational and rtol is None:
+            return OK if value == target else wrong()
+    else:
+        try:
+            value = float(got) if not isinstance(got, complex) else math.nan
+        except (TypeError, ValueError, OverflowError):
+            return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__))
+        if not math.isfinite(value):
+            return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
     relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
-    tolerance = relative * max(1.0, abs(target))
-    if abs(value - target) <= tolerance:
-        if exact and rational:
+    if _close(value, target, relative):
+        if exact and rational and isinstance(value, float):
             return Verdict(False, "compare.not_exact", dict(where=where, got=show(got)))
         return OK
-    if not is_exact(got) and _rounded(value, target):
+    if isinstance(value, float) and _rounded(value, target):
         return Verdict(False, "compare.rounded", dict(where=where, got=show(got)))
-    return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+    return wrong()
 
 
 def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
-    """Judge a (nested) student value against a (nested) reference; the first difference wins."""
+    """Judge a (nested) student value against a (nested) reference; the first difference wins.
+    Never raises: a value that cannot be compared (an unhashable set item, say) is wrong, with its
+    type named."""
     where = where or messages.text("compare.the_result")
+    try:
+        return _compare(got, ref, exact, rtol, where)
+    except Exception:
+        return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
+
+
+def _compare(got: Any, ref: Any, exact: bool, rtol: float | None, where: str) -> Verdict:
+    if ref is None:  # "None when ..." branches of a contract: only None is right
+        return OK if got is None else Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.none"),
+                                                                                   got_type=type(got).__name__))
     if isinstance(ref, dict):
         if not isinstance(got, dict):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         missing = [key for key in ref if key not in got]
         if missing:
-            return Verdict(False, "compare.wrong_keys", dict(where=where, expected_keys=list(ref), missing=missing))
+            return Verdict(False, "compare.wrong_keys", dict(where=where, expected_keys=_keys(ref), missing=_keys(missing)))
         for key, sub in ref.items():
-            verdict = compare(got[key], sub, exact=exact, rtol=rtol, where=f"{where}[{key!r}]")
+            verdict = _compare(got[key], sub, exact, rtol, f"{where}[{key!r}]")
             if not verdict.ok:
                 return verdict
         return OK
     if isinstance(ref, np.ndarray):
-        try:
-            array = np.asarray(got, dtype=object if exact else float)
-        except (TypeError, ValueError):
+        if got is None or isinstance(got, (dict, str, set, frozenset)):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
+        array = np.asarray(got, dtype=object)
         if array.shape != ref.shape:
             return Verdict(False, "compare.wrong_shape", dict(where=where, got_shape=array.shape, expected_shape=ref.shape))
         for index in np.ndindex(ref.shape):
@@ -207,7 +280,7 @@ def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = Non
         if len(got) != len(ref):
             return Verdict(False, "compare.wrong_length", dict(where=where, expected_len=len(ref), got_len=len(got)))
         for index, (item, sub) in enumerate(zip(got, ref)):
-            verdict = compare(item, sub, exact=exact, rtol=rtol, where=f"{where}[{index}]")
+            verdict = _compare(item, sub, exact, rtol, f"{where}[{index}]")
             if not verdict.ok:
                 return verdict
         return OK
@@ -215,8 +288,10 @@ def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = Non
         if not isinstance(got, (set, frozenset, list, tuple)):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.set"), got_type=type(got).__name__))
         return OK if set(got) == set(ref) else Verdict(False, "compare.wrong_value", dict(where=where, got=show(set(got)), expected=show(set(ref))))
-    if isinstance(ref, (bool, str)):
-        if type(got) is not type(ref):
+    if isinstance(ref, (bool, np.bool_, str)):
+        if type(got) in (np.bool_, np.str_):  # numpy's own scalars, as the codec reads them
+            got = got.item()
+        if type(got) is not (str if isinstance(ref, str) else bool):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         return OK if got == ref else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
     return compare_number(got, ref, exact=exact, rtol=rtol, where=where)

@@ -194,5 +194,37 @@ def call_after_warm_up(fn, args: tuple, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
+class ContractBroken(Exception):
+    """A call that broke its contract in a way the result alone cannot show; `message_id` says how."""
+
+    def __init__(self, message_id: str):
+        super().__init__(message_id)
+        self.message_id = message_id
+
+
+def _arrays(value: Any) -> list[np.ndarray]:
+    """The numpy arrays in a value (nested in lists, tuples and dict values)."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [array for item in value for array in _arrays(item)]
+    return []
+
+
+def call_returning_copies(fn, args: tuple, kwargs: dict) -> Any:
+    """Call the function, then hold it to "returns copies": the arrays it was given are unchanged,
+    and none of them (nor a view of one) comes back in the result."""
+    given = _arrays((args, kwargs))
+    before = [array.copy() for array in given]
+    result = fn(*args, **kwargs)
+    if any(array.shape != old.shape or not np.array_equal(array, old, equal_nan=True) for array, old in zip(given, before)):
+        raise ContractBroken("contract.changed_inputs")
+    if any(np.shares_memory(out, array) for out in _arrays(result) for array in given):
+        raise ContractBroken("contract.returned_inputs")
+    return result
+
+
 #: The ways a check calls a student's function, by name.
-CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up}
+CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up, "returning_copies": call_returning_copies}

@@ -6,6 +6,18 @@ one writable work folder, a private /tmp, a minimal /dev and its own /proc), wit
 without capabilities and under resource limits. Only the standard library is used: the
 namespaces, mounts and capabilities are set up through libc with ctypes.
 
+The work folder is a tmpfs of `Limits.work_mb` MB at the path of the host folder, holding a copy
+of the files that were there; the host folder is only read, never written.
+
+Budgets for the whole runner: where this machine offers a writable cgroup v2 with the memory and
+pids controllers, or writable cgroup v1 memory and pids hierarchies, `available()` makes a folder
+rnnkit-<its pid> in each (below its own cgroup, else at the hierarchy's root), and `enter()`, while
+still privileged, moves the process into a cgroup runner-<pid> of its own there (memory limit
+without swap, pids.max), which everything it starts inherits. The caller removes that cgroup with
+`release(pid)` after reaping the child, and the parent folders go when the caller exits. The
+sandboxed code sees no /sys and cannot mount one, so it cannot change or leave its cgroup. The
+rlimits stay as a per-process backstop; where there is no writable cgroup they are all there is.
+
 The process tree looks like this::
 
     caller (the grader)
@@ -20,20 +32,22 @@ Who the sandboxed code is, seen from the host:
 
 * caller not root: the caller's own uid (unprivileged user namespaces);
 * caller root (the usual case for a grader): the intermediate drops to the unprivileged uid/gid
-  65534 before it creates the namespaces, and the work folder is attached as an id-mapped mount,
-  so the sandbox still owns it while the files keep their owner on disk. Running as host root
-  inside a user namespace would let the code read root-only files of the mounted folders (such
-  as /etc/shadow), and the kernel does not apply RLIMIT_NPROC to host uid 0 at all. Where
+  65534 before it creates the namespaces, and the host work folder is read through a read-only
+  id-mapped mount (its files seen as the sandbox's) to make the sandbox's copy. Running as host
+  root inside a user namespace would let the code read root-only files of the mounted folders
+  (such as /etc/shadow), and the kernel does not apply RLIMIT_NPROC to host uid 0 at all. Where
   id-mapped mounts are not available (kernel before 5.12, or a file system without them), the
   sandbox stays host root mapped into its namespace, and `available()` says so.
 
 `available()` describes what this machine gives, found by entering the sandbox once in a
 throw-away child; call it once in the parent before forking so that the children inherit the
-answer. Where namespaces cannot be created at all, `enter()` only starts a session, closes the
-inherited file descriptors, sets the parent-death signal and applies the rlimits.
+answer (and the cgroup folders). Where namespaces cannot be created at all, `enter()` only starts
+a session, closes the inherited file descriptors, sets the parent-death signal and applies the
+rlimits, and the work folder is the host folder itself.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import errno
@@ -47,6 +61,7 @@ import select
 import shutil
 import signal
 import socket
+import stat
 import struct
 import sys
 import tempfile
@@ -58,7 +73,7 @@ from dataclasses import dataclass
 # imported numpy before this module; callers should set it themselves before importing numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-__all__ = ["Limits", "available", "enter"]
+__all__ = ["Limits", "available", "enter", "release"]
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,7 @@ class Limits:
     cpu_seconds: int = 600       # RLIMIT_CPU backstop
     file_mb: int = 64            # RLIMIT_FSIZE
     open_files: int = 256        # RLIMIT_NOFILE
+    work_mb: int = 256           # size of the work folder's tmpfs
 
 
 # --- kernel constants -----------------------------------------------------------------------
@@ -280,13 +296,158 @@ def _write_file(path: str, text: str, step: str) -> None:
             os.close(fd)
 
 
+# --- cgroups: memory and pids budgets of a whole runner ---------------------------------------
+
+@dataclass(frozen=True)
+class _Cgroups:
+    version: int                 # 1 or 2
+    parents: tuple[str, ...]     # the rnnkit-<owner pid> folders the runners' cgroups go in, one per hierarchy
+    owner: int                   # the process that made them and removes them when it exits
+
+
+_cgroups: _Cgroups | None = None
+
+
+def _cgroup_bases() -> dict[str, list[str]]:
+    """Where cgroups could be made, per hierarchy ("2", "memory", "pids"): the folder of this
+    process's own cgroup first, then the hierarchy's mount point."""
+    try:
+        own = {}
+        with open("/proc/self/cgroup", encoding="utf-8") as handle:
+            for line in handle:
+                _, controllers, path = line.rstrip("\n").split(":", 2)
+                for name in controllers.split(",") if controllers else ["2"]:
+                    own[name] = path
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as handle:
+            mounts = [line.split() for line in handle if " - " in line]
+    except (OSError, ValueError):
+        return {}
+    bases: dict[str, list[str]] = {}
+    for fields in mounts:
+        fstype, options = fields[fields.index("-") + 1], fields[fields.index("-") + 3].split(",")
+        names = ["2"] if fstype == "cgroup2" else [n for n in ("memory", "pids") if n in options] if fstype == "cgroup" else []
+        root, point = _unescape(fields[3]), _unescape(fields[4])
+        for name in names:
+            found = bases.setdefault(name, [])
+            if _within(own.get(name, ""), root):
+                found.append(os.path.normpath(os.path.join(point, os.path.relpath(own[name], root))))
+            found.append(point)
+    return {name: list(dict.fromkeys(found)) for name, found in bases.items()}
+
+
+def _sweep(base: str) -> None:
+    """Remove the rnnkit-<pid> folders under `base` of owners that were killed before they could
+    (only empty cgroups: nothing is killed here)."""
+    with contextlib.suppress(OSError):
+        for name in os.listdir(base):
+            owner = name.partition("-")[2]
+            if name.startswith("rnnkit-") and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+                parent = os.path.join(base, name)
+                for runner in [n for n in os.listdir(parent) if n.startswith("runner-")] + [""]:
+                    with contextlib.suppress(OSError):
+                        os.rmdir(os.path.join(parent, runner))
+
+
+def _make_parent(base: str, version: int) -> str | None:
+    """This process's rnnkit-<pid> folder under `base` (in v2 with memory and pids for the
+    cgroups below it), or None where that cannot be made."""
+    path = os.path.join(base, f"rnnkit-{os.getpid()}")
+    _sweep(base)
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o755)
+        if version == 2:
+            with open(os.path.join(path, "cgroup.controllers"), encoding="ascii") as handle:
+                if not {"memory", "pids"} <= set(handle.read().split()):
+                    _write_file(os.path.join(base, "cgroup.subtree_control"), "+memory +pids", "enabling memory and pids")
+            _write_file(os.path.join(path, "cgroup.subtree_control"), "+memory +pids", "enabling memory and pids")
+        return path
+    except OSError:
+        _remove_cgroup(path)
+        return None
+
+
+def _cgroup_setup() -> _Cgroups | None:
+    """This process's parent folders for the runners' cgroups: in cgroup v2 where it offers memory
+    and pids, else in the v1 memory and pids hierarchies; None where neither is writable."""
+    bases = _cgroup_bases()
+    for version, names in ((2, ("2",)), (1, ("memory", "pids"))):
+        parents: list[str] = []
+        for name in names:
+            parent = next(filter(None, (_make_parent(base, version) for base in bases.get(name, []))), None)
+            if parent is None:
+                break
+            parents.append(parent)
+        else:
+            return _Cgroups(version, tuple(dict.fromkeys(parents)), os.getpid())
+        for parent in parents:
+            _remove_cgroup(parent)
+    return None
+
+
+def _join_cgroup(limits: Limits) -> int | None:
+    """Still privileged: move this process (and so all it starts) into cgroups of its own,
+    runner-<pid> in each parent folder, with the memory and pids budgets of `limits`. Returns the
+    cgroup version, or None where there are no cgroups."""
+    if _cgroups is None:
+        return None
+    memory = str(int(limits.memory_mb) * 1024 * 1024)
+    budgets = {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory, "memory.max": memory,
+               "memory.swap.max": "0", "pids.max": str(int(limits.processes))}  # in this order: memsw >= memory
+    written = set()
+    for parent in _cgroups.parents:
+        path = os.path.join(parent, f"runner-{os.getpid()}")
+        with _step(f"creating cgroup {path}"), contextlib.suppress(FileExistsError):
+            os.mkdir(path, 0o755)
+        for name, value in budgets.items():
+            if os.path.exists(os.path.join(path, name)):
+                _write_file(os.path.join(path, name), value, f"writing {path}/{name}")
+                written.add(name.split(".")[0])
+        _write_file(os.path.join(path, "cgroup.procs"), str(os.getpid()), f"moving into cgroup {path}")
+    if written != {"memory", "pids"}:
+        raise _error("finding the cgroup's memory and pids budget files", errno.ENOENT)
+    return _cgroups.version
+
+
+def _remove_cgroup(path: str) -> None:
+    """Kill every process in cgroup `path` and remove it; gives up quietly after two seconds."""
+    deadline = time.monotonic() + 2.0
+    while True:
+        try:
+            if os.path.exists(os.path.join(path, "cgroup.kill")):
+                _write_file(os.path.join(path, "cgroup.kill"), "1", f"killing cgroup {path}")
+            else:
+                with open(os.path.join(path, "cgroup.procs"), encoding="ascii") as handle:
+                    for pid in map(int, handle.read().split()):
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+            os.rmdir(path)
+            return
+        except OSError as exc:
+            if exc.errno == errno.ENOENT or time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+
+
+def _drop_cgroups(cgroups: _Cgroups) -> None:
+    """Remove the runners' cgroups left and the parent folders (only in the process that made them)."""
+    if os.getpid() != cgroups.owner:
+        return
+    for parent in cgroups.parents:
+        with contextlib.suppress(OSError):
+            for name in os.listdir(parent):
+                if name.startswith("runner-"):
+                    _remove_cgroup(os.path.join(parent, name))
+        _remove_cgroup(parent)
+
+
 # --- the plan: what the new root holds ------------------------------------------------------
 
 @dataclass
 class _Entry:
     dest: str                  # absolute path inside the sandbox
-    kind: str                  # "ro", "rw", "dev" (bind mounts), "tmpfs", "proc", "symlink"
-    source: str = ""           # host path of a bind mount, target of a symlink
+    kind: str                  # "ro", "dev" (bind mounts), "tmpfs", "work" (a tmpfs copy of source), "proc", "symlink"
+    source: str = ""           # host path of a bind mount or of the work folder, target of a symlink
     options: str = ""          # tmpfs options
     flags: int = 0             # tmpfs mount flags
     is_dir: bool = True
@@ -297,7 +458,7 @@ def _within(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def _plan(workdir: str, readonly: list[str]) -> tuple[list[_Entry], str]:
+def _plan(workdir: str, readonly: list[str], work_mb: int) -> tuple[list[_Entry], str]:
     """Everything the new root holds, parents before what is mounted inside them."""
     with _step(f"workdir {workdir!r}"):
         work = os.path.realpath(workdir)
@@ -335,7 +496,7 @@ def _plan(workdir: str, readonly: list[str]) -> tuple[list[_Entry], str]:
             continue  # already visible, read-only, through a folder mounted before
         entries.append(_Entry(real, "ro", real, is_dir=os.path.isdir(real)))
         read_only.append(real)
-    entries.append(_Entry(work, "rw", work))
+    entries.append(_Entry(work, "work", work, options=f"mode=0755,size={int(work_mb)}m", flags=_MS_NOSUID | _MS_NODEV))
     order = sorted(range(len(entries)), key=lambda i: (entries[i].dest.count("/"), i))
     return [entries[i] for i in order], work
 
@@ -381,7 +542,7 @@ def _idmap_userns(uid: int, gid: int) -> int:
 
 def _prepare_trees(plan: list[_Entry], work: str) -> bool:
     """As root, before dropping to the sandbox uid: detached copies of every folder to be mounted,
-    already read-only (the work folder id-mapped to the sandbox uid instead). False where the
+    already read-only (the work folder also id-mapped to the sandbox uid, to be copied). False where the
     kernel or a file system does not allow it; then nothing is kept open."""
     if _NR_OPEN_TREE is None:
         return False
@@ -390,7 +551,7 @@ def _prepare_trees(plan: list[_Entry], work: str) -> bool:
         info = os.stat(work)
         userns = _idmap_userns(info.st_uid, info.st_gid)
         for entry in plan:
-            if entry.kind not in ("ro", "rw", "dev"):
+            if entry.kind not in ("ro", "work", "dev"):
                 continue
             entry.fd = _open_tree(entry.source)
             if entry.kind == "ro":
@@ -398,7 +559,7 @@ def _prepare_trees(plan: list[_Entry], work: str) -> bool:
             elif entry.kind == "dev":
                 attrs, ns = _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NOEXEC, -1
             else:
-                attrs, ns = _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV | _MOUNT_ATTR_IDMAP, userns
+                attrs, ns = _MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV | _MOUNT_ATTR_IDMAP, userns
             _mount_setattr(entry.fd, "", _AT_EMPTY_PATH | _AT_RECURSIVE, attrs, ns, f"mount_setattr({entry.source})")
         return True
     except OSError:
@@ -481,6 +642,33 @@ def _mount_point(path: str, is_dir: bool) -> None:
                 os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o644))
 
 
+def _copy_regular(source: str, target: str) -> None:
+    """copytree's copy function: regular files only (a FIFO or device is left out)."""
+    if stat.S_ISREG(os.lstat(source).st_mode):
+        shutil.copy2(source, target)
+
+
+def _fill_work(entry: _Entry, target: str) -> None:
+    """The work folder's own tmpfs at `target`, holding a copy of the host folder, which is only
+    read (through its id-mapped, read-only tree where there is one)."""
+    _mount("tmpfs", target, "tmpfs", entry.flags, entry.options, f"mount tmpfs on {entry.dest}")
+    source = "/oldroot" + entry.source
+    if entry.fd >= 0:
+        source = "/work-source"
+        _mount_point(source, True)
+        _move_mount(entry.fd, source)
+        os.close(entry.fd)
+        entry.fd = -1
+    step = f"copying {entry.source} into its tmpfs"
+    with _step(step):
+        try:
+            shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, copy_function=_copy_regular)
+        except shutil.Error as exc:  # the files that could not be copied, and why (e.g. no space left)
+            raise _JailError(errno.EIO, f"jail: {step} failed: {str(exc)[:500]}") from None
+    if source == "/work-source":
+        _umount2(source, _MNT_DETACH, "unmounting the work folder's source")
+
+
 def _attach(entry: _Entry, new: str, features: list[str]) -> None:
     target = new + entry.dest
     if entry.kind == "symlink":
@@ -494,6 +682,8 @@ def _attach(entry: _Entry, new: str, features: list[str]) -> None:
     _mount_point(target, entry.is_dir)
     if entry.kind == "tmpfs":
         _mount("tmpfs", target, "tmpfs", entry.flags, entry.options, f"mount tmpfs on {entry.dest}")
+    elif entry.kind == "work":
+        _fill_work(entry, target)
     elif entry.kind == "proc":
         _mount("proc", target, "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None, "mount proc on /proc")
         # No nested user namespaces: the limit is per user namespace, and /proc/sys is read-only
@@ -513,10 +703,8 @@ def _attach(entry: _Entry, new: str, features: list[str]) -> None:
         _mount("/oldroot" + entry.source, target, None, _MS_BIND | _MS_REC, None, f"bind {entry.source}")
         if entry.kind == "ro":
             _restrict(target, _MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV, True)
-        elif entry.kind == "dev":
-            _restrict(target, _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NOEXEC, False)
         else:
-            _restrict(target, _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV, True)
+            _restrict(target, _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NOEXEC, False)
 
 
 def _loopback_up() -> bool:
@@ -680,9 +868,10 @@ _description: str | None = None      # what the last enter() in this process set
 def available() -> str | None:
     """A one-line description of the strongest isolation this machine gives (e.g. "user, pid, net,
     mount, ipc, uts namespaces; private root (pivot_root) with read-only system and Python
-    environment; no capabilities; rlimits"), or None if namespaces cannot be created. Decided by
-    actually entering the sandbox in a forked throw-away child; the answer is cached (and
-    inherited by children forked afterwards)."""
+    environment; no capabilities; cgroup v2 memory and pids per runner; rlimits per process"), or
+    None if namespaces cannot be created. Decided by actually entering the sandbox in a forked
+    throw-away child; the answer is cached (and inherited by children forked afterwards), and so
+    are the cgroup folders made for the runners."""
     global _available_cache
     if _available_cache is _UNKNOWN:
         _available_cache = _probe()
@@ -690,10 +879,24 @@ def available() -> str | None:
 
 
 def _probe() -> str | None:
-    global _probe_error
+    """Enter the sandbox once, with a cgroup of its own where one can be made, else without."""
+    global _cgroups, _probe_error
     if _libc is None:
         _probe_error = "not Linux, or libc not found"
         return None
+    _cgroups = _cgroup_setup()
+    found = _probe_once()
+    if found is None and _cgroups is not None:
+        _drop_cgroups(_cgroups)
+        _cgroups = None
+        found = _probe_once()
+    if _cgroups is not None:
+        atexit.register(_drop_cgroups, _cgroups)
+    return found
+
+
+def _probe_once() -> str | None:
+    global _probe_error
     workdir = tempfile.mkdtemp(prefix="jail-probe-")
     readonly = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if os.path.isdir(p)})
     read_end, write_end = os.pipe()
@@ -750,6 +953,7 @@ def _probe() -> str | None:
         if pid > 0:
             with contextlib.suppress(ChildProcessError):
                 os.waitpid(pid, 0)
+            release(pid)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -763,12 +967,15 @@ def enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[int
       everything in the namespace;
     - a fresh tmpfs root (pivot_root, old root detached): read-only /usr, /lib, /lib64, /bin,
       /sbin, /etc (top-level symlinks recreated), every path in `readonly` read-only at the same
-      absolute path, `workdir` read-write at the same path and the cwd, a private /tmp (64m),
+      absolute path, at `workdir`'s path (and the cwd) a tmpfs of `limits.work_mb` MB holding a
+      copy of its files (the host folder is not written), a private /tmp (64m),
       /dev with null, zero, full, random, urandom and a /dev/shm tmpfs, a fresh /proc
       (/proc/sys read-only); nothing else of the host;
     - no network (loopback only);
     - no capabilities (bounding set, capset, PR_SET_NO_NEW_PRIVS), no nested user namespaces;
-    - the rlimits of `limits` (and RLIMIT_CORE 0);
+    - a cgroup of its own with the memory and pids budgets of `limits` where available() made
+      cgroup folders (the caller calls release(pid) after reaping this child); the rlimits of
+      `limits` (and RLIMIT_CORE 0);
     - descriptors other than 0, 1, 2 and `keep_fds` closed; a session of its own.
 
     Where namespaces are not available (available() is None), enter() only starts a session,
@@ -801,7 +1008,8 @@ def _enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[in
     # The intermediate must be able to wait for the inner process, whatever the caller set.
     with contextlib.suppress(OSError, ValueError):
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    plan, work = _plan(workdir, list(readonly))
+    plan, work = _plan(workdir, list(readonly), limits.work_mb)
+    cgroup = _join_cgroup(limits)
 
     euid, egid = os.geteuid(), os.getegid()
     if euid == 0 and _prepare_trees(plan, work):
@@ -855,8 +1063,18 @@ def _enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[in
     python = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)}
     ro = [e.dest for e in plan if e.kind == "ro"]
     shown = "system and Python environment" if all(any(_within(p, d) for d in ro) for p in python) else "system"
+    budgets = f"cgroup v{cgroup} memory and pids per runner; rlimits per process" if cgroup else "rlimits per process (no writable cgroup)"
     _description = "; ".join(
         ["user, pid, net, mount, ipc, uts namespaces",
-         f"private root (pivot_root) with read-only {shown}, writable work folder, private /tmp, minimal /dev, own /proc"]
+         f"private root (pivot_root) with read-only {shown}, writable work folder (a size-limited tmpfs copy), "
+         "private /tmp, minimal /dev, own /proc"]
         + [f for f in features if f != "own hostname"]
-        + ["no capabilities, no_new_privs", who, "rlimits"])
+        + ["no capabilities, no_new_privs", who, budgets])
+
+
+def release(pid: int) -> None:
+    """In the process that called available(): kill whatever is left in the cgroups of `pid` (a
+    child that called enter(), already reaped) and remove them. Never raises."""
+    if _cgroups is not None:
+        for parent in _cgroups.parents:
+            _remove_cgroup(os.path.join(parent, f"runner-{pid}"))

@@ -4,7 +4,8 @@
 IPython and the kit once, reports the isolation this machine gives, then waits on its control
 sockets (one per grader process). For every submission a grader sends a `spawn` request with one
 end of a fresh socket;
-the zygote forks, the child enters the jail (`rnnkit.jail`) and serves the grader on that socket:
+the zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own where the machine
+offers one) and serves the grader on that socket:
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it;
 * `{"op": "call", "name", "args", "kwargs", "timeout"}` -> `{"value"}` or `{"failure", "fields"}`:
@@ -12,6 +13,7 @@ the zygote forks, the child enters the jail (`rnnkit.jail`) and serves the grade
 * `{"op": "fresh", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
+When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`).
 """
 from __future__ import annotations
 
@@ -111,7 +113,8 @@ def _child(connection: socket.socket, request: dict) -> None:
 
 def zygote(controls: list[socket.socket]) -> None:
     """The warm parent: on each control channel (one per grader process), fork a sandboxed child
-    per `spawn` and kill one on request; stop when every channel is closed."""
+    per `spawn` and kill one on request; stop when every channel is closed (the jail then removes
+    the cgroups left)."""
     children: set[int] = set()
     warm_up()
     hello = json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode()
@@ -153,11 +156,12 @@ def zygote(controls: list[socket.socket]) -> None:
                     except (ProcessLookupError, ChildProcessError):
                         pass
                     children.discard(pid)
+                    jail.release(pid)
                 control.send(b'{"killed": true}')
 
 
 def _reap(children: set[int]) -> None:
-    """Collect the children that have finished."""
+    """Collect the children that have finished, and remove their cgroups."""
     while children:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -167,6 +171,7 @@ def _reap(children: set[int]) -> None:
         if not pid:
             return
         children.discard(pid)
+        jail.release(pid)
 
 
 if __name__ == "__main__":

@@ -34,14 +34,23 @@ def public_checks(assignment: str) -> dict[str, dict]:
 
 
 def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
-    """The report of `obj` on the public cases of check `name`."""
+    """The report of `obj` on the public cases of check `name`. A mistake of another function that
+    `name` calls is named only when the student's version of that function (beside `obj` in the
+    notebook) gets a public case of its own check wrong."""
     spec = public_checks(assignment)[name]
     rules = Rules(**spec["rules"])
     cases = [(Case(c["args"], c["kwargs"], messages.text("check.case_public", label=messages.case_label(c["label"]))), True, c["expected"]) for c in spec["cases"]]
     stored = {id(case): c["mistakes"] for (case, _, _), c in zip(cases, spec["cases"])}
+    callees = spec["callees"]
 
-    def diagnose(got: Any, case: Case) -> str:
-        return next((mistake for mistake, output in stored[id(case)] if compare(got, output, rtol=rules.rtol).ok), "")
+    @lru_cache(maxsize=None)
+    def wrong(function: str) -> bool:
+        other = getattr(obj, "__globals__", {}).get(function)
+        return callable(other) and (report := selfcheck(assignment, function, other, timeout)).passed < len(report.results)
+
+    def diagnose(got: Any, case: Case) -> tuple[str, ...]:
+        return tuple(mistake for mistake, output in stored[id(case)] if compare(got, output, rtol=rules.rtol).ok
+                     and (mistake not in callees or wrong(callees[mistake])))
 
     return run_cases(assignment, name, obj, cases, rules, points=spec["points"], timeout=timeout, diagnose=diagnose)
 

@@ -116,23 +116,50 @@ def _float_exact(value: Fraction) -> bool:
     return value.denominator <= 2**40 and abs(value) < 2**8
 
 
-def flip_model(rng: random.Random) -> dict:
-    """A random model whose answer to exercise 11.7.1 is between 2 and 10 and, as in the book, falls on
-    an exact tie of the two logits (so the tie rule decides it). Every value on the way is a dyadic
-    rational that float64 holds exactly, so the student's floats see the same tie."""
+def _tied_at(model: dict, rng: random.Random, lowest: int, highest: int) -> dict | None:
+    """The model with its output bias set so that its answer to exercise 11.7.1 is a count drawn from
+    lowest..highest and, as in the book, falls on an exact tie of the two logits (so the tie rule
+    decides it); None when no count there can be, or when float64 would not hold every value on the
+    way exactly (they must be dyadic rationals, so that the student's floats see the same tie)."""
     least = Fraction(1, 2**20)  # a margin no rounding can blur
+    margins, seen = _blue_margins(model, highest + 1)
+    if not all(_float_exact(value) for value in margins + seen):
+        return None
+    records = [n for n in range(lowest, highest + 1) if all(margins[m] - margins[n] >= least for m in range(n))]
+    if not records:
+        return None
+    target = rng.choice(records)
+    blue_bias = Fraction(rng.randint(-4, 4), 8)
+    model["b_y"] = np.array([float(blue_bias + margins[target]), float(blue_bias)])
+    return model
+
+
+def flip_model(rng: random.Random) -> dict:
+    """A random model whose answer to exercise 11.7.1 is between 2 and 10, on an exact tie."""
+    while (model := _tied_at(random_model(rng), rng, 2, 10)) is None:
+        pass
+    return model
+
+
+def late_flip_model(rng: random.Random) -> dict:
+    """A random model whose answer to exercise 11.7.1 lies near the end of the search (90 to 100
+    fillers), on an exact tie: red gains the same small dyadic amount on every filler (W_h keeps both
+    coordinates and passes a share of the clue's to red; b_h and the filler add more), and `is`
+    pushes the clue's coordinate below zero, so that ReLU and b_h matter."""
     while True:
         model = random_model(rng)
-        margins, seen = _blue_margins(model, 11)
-        if not all(_float_exact(value) for value in margins + seen):
-            continue
-        records = [n for n in range(2, 11) if all(margins[m] - margins[n] >= least for m in range(n))]
-        if not records:
-            continue
-        target = rng.choice(records)
-        blue_bias = Fraction(rng.randint(-4, 4), 8)
-        model["b_y"] = np.array([float(blue_bias + margins[target]), float(blue_bias)])
-        return model
+        ids, clue = model["vocabulary"], rng.randint(4, 8) / 8
+        for token, row in (("blue", [0, clue]), ("filler", [rng.randint(0, 2) / 64, 0]), ("key", [0, 0]), ("is", [0, -2 * clue])):
+            model["embeddings"][ids[token]] = row
+        model.update(W_x=np.eye(2), W_h=np.array([[1, 0], [rng.randint(1, 4) / 64, 1]]), b_h=np.array([rng.randint(1, 2) / 64, 0]),
+                     W_y=np.eye(2))
+        if (tied := _tied_at(model, rng, 90, 100)) is not None:
+            return tied
+
+
+def _draw_min_fillers(rng: random.Random) -> Case:
+    """Three draws in ten flip late (near the search's end), the others after 2 to 10 fillers."""
+    return Case((late_flip_model(rng) if rng.random() < 0.3 else flip_model(rng),))
 
 
 # ----------------------------------------------------------------------------- public cases
@@ -168,6 +195,9 @@ def _public_rnn_step():
             Case((x["key"], np.array([1.0, 0.0]), *weights), label="Table 11.2, read 2: key from [1, 0]"),
             Case((x["is"], np.array([0.5, 0.0]), *weights), label="Table 11.2, read 3: is from [0.5, 0]"),
             Case((np.array([-1.0, 0.0]), np.array([0.5, 1.0]), *weights), label="section 11.2: a negative input is cut by ReLU"),
+            # the book's b_h is zero, so it cannot show the bias missing
+            Case((x["key"], np.array([1.0, 0.0]), m["W_x"], m["W_h"], np.array([0.25, -0.5])),
+                 label="Table 11.2, read 2, with b_h = [0.25, -0.5] instead of the book's zero bias"),
             # the book's W_h is diagonal (symmetric), so it cannot tell h_prev @ W_h from W_h @ h_prev
             Case((x["key"], np.array([1.0, 0.0]), m["W_x"], np.array([[0.5, 0.25], [0.0, 0.5]]), m["b_h"]),
                  label="Table 11.2, read 2, with a non-symmetric W_h = [[0.5, 0.25], [0, 0.5]] instead of the book's")]
@@ -201,8 +231,16 @@ def _public_window():
 
 
 def _public_min_fillers():
+    # W_h = I and a filler embedding [1/128, 0]: red gains 1/128 per filler, so that b_y = [28/128, 0]
+    # ties after 100 fillers, the last count searched
+    drifting = _book(W_h=np.eye(2), embeddings=[[1, 0], [0, 1], [1 / 128, 0], [0, 0], [0, 0]], b_y=[28 / 128, 0])
+    # the same drift one step short: the tie would come after 101 fillers, past the search, so None
+    short = _book(W_h=np.eye(2), embeddings=[[1, 0], [0, 1], [1 / 128, 0], [0, 0], [0, 0]], b_y=[27 / 128, 0])
     return [Case((book_model(),), label="exercise 11.7.1: the book's model"),
-            Case((_book(b_y=[0.0625, 0.0]),), label="the book's model with the red bias halved to 1/16")]
+            Case((_book(b_y=[0.0625, 0.0]),), label="the book's model with the red bias halved to 1/16"),
+            Case((drifting,), label="W_h = I, a filler embedding [1/128, 0], b_y = [28/128, 0]: a tie after 100 fillers"),
+            Case((short,), label="W_h = I, a filler embedding [1/128, 0], b_y = [27/128, 0]: no flip within 100 fillers (None)"),
+            Case((_book(W_h=np.array([[0.5, 0.0], [0.0, 1.0]])),), label="the book's model with W_h = [[1/2, 0], [0, 1]]: it never flips (None)")]
 
 
 # ----------------------------------------------------------------------------- hidden draws
@@ -260,7 +298,7 @@ CHECKS = [
     Check("run_rnn", ref.run_rnn, _public_run_rnn, draw=_draw_run_rnn, call="after_warm_up", points=3),
     Check("window_logits", ref.window_logits, _public_window, draw=_draw_window, points=2),
     # reveal=False: the book's case is the answer of exercise 11.7.1, which the self-check must not show
-    Check("min_fillers_to_flip", ref.min_fillers_to_flip, _public_min_fillers, draw=lambda rng: Case((flip_model(rng),)), reveal=False, points=2),
+    Check("min_fillers_to_flip", ref.min_fillers_to_flip, _public_min_fillers, draw=_draw_min_fillers, reveal=False, points=2),
     Check("ex_11_7_1", ref.ex_11_7_1, lambda: [Case(label="exercise 11.7.1")], reveal=False, points=1),
     Check("ex_11_7_2", ref.ex_11_7_2, lambda: [Case(label="exercise 11.7.2")], reveal=False, points=1),
     Check("ex_11_7_3", ref.ex_11_7_3, lambda: [Case(label="exercise 11.7.3")], reveal=False, points=1),

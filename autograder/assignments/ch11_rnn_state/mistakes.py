@@ -1,7 +1,8 @@
 """Catalogued mistakes of ch11_rnn_state: each is the solution function as a student gets it wrong.
 
-A wrong answer is named after the first mistake that reproduces it: the check's own mistakes in the
-order below, then those of the functions it calls.
+A mistake is named where it reproduces at least two wrong answers of a check (or its only one), a
+mistake of a function the check calls only when the student's version of that function fails its
+own public cases; on a tie the check's own mistakes come first, in the order below.
 """
 import numpy as np
 
@@ -53,6 +54,11 @@ def choice_as_index(probs, candidates):
 @mistake("rnn_step")
 def recurrent_weight_transposed(x, h_prev, W_x, W_h, b_h):
     return relu(x @ W_x + W_h @ h_prev + b_h)
+
+
+@mistake("rnn_step")
+def state_bias_forgotten(x, h_prev, W_x, W_h, b_h):
+    return relu(x @ W_x + h_prev @ W_h)
 
 
 @mistake("output_logits")

@@ -150,6 +150,11 @@ def generation_reads_future(step, xs, h0):
 
 
 @mistake("generation_features")
+def sequence_reversed(step, xs, h0):
+    return _generation_features(step, np.asarray(xs, dtype=float)[::-1], h0)
+
+
+@mistake("generation_features")
 def final_state_everywhere(step, xs, h0):
     states = _generation_features(step, xs, h0)
     return np.repeat(states[-1:], len(states), axis=0)

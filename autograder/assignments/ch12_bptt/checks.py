@@ -41,11 +41,18 @@ def _public_update():
 
 def _public_finite_difference():
     # central differences err by O(eps^2); a forward difference errs by about eps/2 |L''(w)|, beyond
-    # the check's rtol (1e-6) in the last two cases (L'' = 9.5 in the second text's example)
-    book = ScalarLoss(tuple(_book()[0]), Fraction(1))
+    # the check's rtol (1e-6) in the cases with the second text's loss (L'' = 9.5) and eps = 1e-4;
+    # the reference is the central difference with the eps given, so a wide eps shows whether it is used
+    book, text2 = ScalarLoss(tuple(_book()[0]), Fraction(1)), ScalarLoss((1, 2, -1), 0)
     return [Case((book, 0.5), label="Example 12.1: L(w) at w = 0.5"),
-            Case((ScalarLoss((1, 2, -1), 0), 0.5), label="second text, example 1: L(a) = h_3^2 / 2 at a = 0.5 (dL/da = 0.75)"),
-            Case((book, 0.5), {"eps": 1e-4}, label="Example 12.1: L(w) at w = 0.5, with eps = 1e-4")]
+            Case((text2, 0.5), label="second text, example 1: L(a) = h_3^2 / 2 at a = 0.5 (dL/da = 0.75)"),
+            Case((book, 0.5), {"eps": 1e-4}, label="Example 12.1: L(w) at w = 0.5, with eps = 1e-4"),
+            Case((text2, 0.5), {"eps": 0.25}, label="second text, example 1 at a = 0.5 with a wide step eps = 0.25 (the difference quotient, not dL/da)")]
+
+
+def _draw_finite_difference(rng: random.Random) -> Case:
+    """A loss of up to four reads, with a wide eps (the central difference then differs from L'(w))."""
+    return Case((ScalarLoss(tuple(_sequence(rng, 4)), draws.rational(rng)), rng.uniform(-1.5, 1.5)), {"eps": rng.choice([0.05, 0.1, 0.2, 0.25, 0.5])})
 
 
 def _public_polynomial():
@@ -69,7 +76,10 @@ def _public_clip():
             Case(([np.array([0.3]), np.array([[0.4]])], 1.0), label="norm 0.5 left alone"),
             # one norm over all tensors: the first alone is under the limit, and is scaled all the same
             Case(([np.array([0.3, 0.4]), np.array([[0.72, 0.96]])], 0.65),
-                 label="two tensors of norms 0.5 and 1.2 (jointly 1.3) clipped to 0.65: both halved")]
+                 label="two tensors of norms 0.5 and 1.2 (jointly 1.3) clipped to 0.65: both halved"),
+            # integer arrays cannot be scaled in place: only copies made as floats give the values
+            Case(([np.array([3, 4]), np.array([[0, 12]])], 6.5),
+                 label="integer gradients [3, 4] and [[0, 12]] (jointly 13) clipped to 6.5: float copies, the inputs left alone")]
 
 
 def _rnn_case(rng: random.Random) -> Case:
@@ -81,7 +91,12 @@ def _rnn_case(rng: random.Random) -> Case:
 
 
 def _clip_case(rng: random.Random) -> Case:
-    grads = [draws.uniform(rng, shape, -3, 3) for shape in rng.sample([(2,), (3,), (2, 2), (1, 3), (3, 2)], rng.randint(1, 3))]
+    """Float gradients, or (one draw in three) integer ones, which cannot be scaled in place."""
+    shapes = rng.sample([(2,), (3,), (2, 2), (1, 3), (3, 2)], rng.randint(1, 3))
+    if rng.random() < 1 / 3:
+        grads = [np.array([rng.randint(-6, 6) for _ in range(int(np.prod(shape)))]).reshape(shape) for shape in shapes]
+    else:
+        grads = [draws.uniform(rng, shape, -3, 3) for shape in shapes]
     norm = float(np.sqrt(sum(np.sum(g**2) for g in grads)))
     return Case((grads, round(norm * rng.choice([0.25, 0.5, 0.8, 1.5, 2.0]), 3)))
 
@@ -98,15 +113,13 @@ CHECKS = [
     Check("signal_multiplier", ref.signal_multiplier,
           lambda: [Case((Fraction(f), d), label=f"Table 12.2, factor {f}, distance {d}") for f in ("1/2", "3/2") for d in (0, 1, 8, 16)], exact=True,
           draw=lambda rng: Case((draws.rational(rng, -2, 2, nonzero=True), rng.randint(2, 16))), points=1),
-    Check("finite_difference_grad", ref.finite_difference_grad,
-          _public_finite_difference, rtol=1e-6,
-          draw=lambda rng: Case((ScalarLoss(tuple(_sequence(rng, 4)), draws.rational(rng)), rng.uniform(-1.5, 1.5))), points=1),
+    Check("finite_difference_grad", ref.finite_difference_grad, _public_finite_difference, rtol=1e-6, draw=_draw_finite_difference, points=1),
     Check("polynomial_grad", ref.polynomial_grad, _public_polynomial, exact=True,
           draw=lambda rng: Case((draws.rational(rng, -3, 3),)), points=1),
     Check("tanh_local_rate", ref.tanh_local_rate, lambda: [Case((2.0,), label="section 12.3: a = 2"), Case((0.0,), label="a = 0")],
           draw=lambda rng: Case((rng.uniform(-3, 3),)), points=1),
     Check("rnn_backward", ref.rnn_backward, _public_rnn_backward, rtol=1e-6, draw=_rnn_case, points=3),
-    Check("clip_by_global_norm", ref.clip_by_global_norm, _public_clip, draw=_clip_case, points=2),
+    Check("clip_by_global_norm", ref.clip_by_global_norm, _public_clip, draw=_clip_case, call="returning_copies", points=2),
     Check("ex_12_7_1", ref.ex_12_7_1, lambda: [Case(label="exercise 12.7.1")], exact=True, reveal=False, points=1),
     Check("ex_12_7_2", ref.ex_12_7_2, lambda: [Case(label="exercise 12.7.2")], exact=True, reveal=False, points=1),
 ]

@@ -37,6 +37,12 @@ def new_state_instead_of_old(xs, w, target, h0=0):
     return {**result, "contributions": contributions, "grad": sum(contributions)}
 
 
+@mistake("bptt_scalar")
+def grad_overwritten_each_use(xs, w, target, h0=0):
+    result = _bptt_scalar(xs, w, target, h0)
+    return {**result, "grad": result["contributions"][0]}  # grad = ... in a loop from T down to 1 keeps step 1's
+
+
 @mistake("sgd_update")
 def update_sign(w, grad, lr):
     return w + lr * grad
@@ -74,6 +80,12 @@ def forward_difference(f, w, eps=1e-6):
     return (f(w + eps) - f(w)) / eps
 
 
+@mistake("finite_difference_grad")
+def eps_ignored(f, w, eps=1e-6):
+    step = 1e-6
+    return (f(w + step) - f(w - step)) / (2 * step)
+
+
 @mistake("polynomial_grad")
 def inner_derivative_missing(w):
     return w * w - 1
@@ -86,12 +98,22 @@ def tanh_rate_not_squared(a):
 
 @mistake("rnn_backward")
 def recurrent_weight_not_transposed(xs, h0, W_x, W_h, b, dh_direct):
-    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, transpose=False, tanh_rate=True)
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, transpose=False)
 
 
 @mistake("rnn_backward")
 def tanh_derivative_missing(xs, h0, W_x, W_h, b, dh_direct):
-    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, transpose=True, tanh_rate=False)
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, tanh_rate=False)
+
+
+@mistake("rnn_backward")
+def grads_overwritten_each_step(xs, h0, W_x, W_h, b, dh_direct):
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, accumulate=False)
+
+
+@mistake("rnn_backward")
+def recurrent_grad_from_new_state(xs, h0, W_x, W_h, b, dh_direct):
+    return _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, old_state=False)
 
 
 @mistake("clip_by_global_norm")
@@ -109,7 +131,8 @@ def per_tensor_clipping(grads, max_norm):
     return clipped
 
 
-def _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, *, transpose, tanh_rate):
+def _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, *, transpose=True, tanh_rate=True, accumulate=True, old_state=True):
+    """rnn_backward with one step changed; the defaults give the solution."""
     xs, h0 = np.asarray(xs, dtype=float), np.asarray(h0, dtype=float)
     states = [h0]
     for x in xs:
@@ -117,6 +140,7 @@ def _rnn_backward_variant(xs, h0, W_x, W_h, b, dh_direct, *, transpose, tanh_rat
     dW_x, dW_h, db, carry = np.zeros_like(W_x), np.zeros_like(W_h), np.zeros_like(b), np.zeros_like(h0)
     for t in reversed(range(len(xs))):
         delta = (dh_direct[t] + carry) * ((1 - states[t + 1] ** 2) if tanh_rate else 1)
-        dW_x, dW_h, db = dW_x + np.outer(xs[t], delta), dW_h + np.outer(states[t], delta), db + delta
+        terms = (np.outer(xs[t], delta), np.outer(states[t] if old_state else states[t + 1], delta), delta)
+        dW_x, dW_h, db = [total + term for total, term in zip((dW_x, dW_h, db), terms)] if accumulate else terms
         carry = delta @ (W_h.T if transpose else W_h)
     return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}

@@ -161,18 +161,21 @@ def polynomial_grad(w):
 
 
 def finite_difference_grad(f, w, eps=1e-6):
-    """The exact derivative f'(w); the central difference must come within the check's tolerance.
+    """The central difference (f(w + eps) - f(w - eps)) / (2 eps), exactly: w and eps are the
+    rationals their floats hold (so a large eps shows in the result, and a small one comes within
+    the check's tolerance of f'(w)).
 
-    f is written symbolically and differentiated: as a polynomial of QQ[v] when it is one (the
-    course's losses are), else as a SymPy expression."""
-    at = sp.Rational(w)
+    f is evaluated as a polynomial of QQ[v] when it is one (the course's losses are), else on SymPy
+    Rationals."""
+    at, step = sp.Rational(w), sp.Rational(eps)
     try:
         loss = f(_v)
     except Exception:  # noqa: BLE001 - not a polynomial function: the general path below
         loss = None
     if isinstance(loss, PolyElement) and loss.ring == _RING:
-        return _rational(loss.diff(_v)(QQ(int(at.p), int(at.q))))
-    return sp.diff(f(w_), w_).subs(w_, at)
+        a, e = QQ(int(at.p), int(at.q)), QQ(int(step.p), int(step.q))
+        return _rational((loss(a + e) - loss(a - e)) / (2 * e))
+    return (f(at + step) - f(at - step)) / (2 * step)
 
 
 def tanh_local_rate(a):

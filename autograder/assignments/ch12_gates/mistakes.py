@@ -38,6 +38,12 @@ def h_without_tanh(c_prev, f, i, g, o):
 
 
 @mistake("lstm_cell_update")
+def sigmoid_on_cell(c_prev, f, i, g, o):
+    c = f * c_prev + i * g
+    return c, o * sigmoid(np.asarray(c, dtype=float))
+
+
+@mistake("lstm_cell_update")
 def coupled_input_forget_gates(c_prev, f, i, g, o):
     c = f * c_prev + (1 - f) * g
     return c, o * np.tanh(np.asarray(c, dtype=float))

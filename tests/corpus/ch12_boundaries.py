@@ -1,0 +1,283 @@
+"""Corpus entries of ch12_boundaries (setup cell: np, Fraction, plt, tanh_step, random_step)."""
+from . import mistake, variant
+
+A = "ch12_boundaries"
+
+ENTRIES = [
+    # ------------------------------------------------------------------ run_independent
+    variant(A, "run_independent", "independent-recursive", '''
+        def run_independent(step, sequences, h0):
+            def states(xs, h):
+                if len(xs) == 0:
+                    return []
+                h = step(np.asarray(xs[0], dtype=float), h)
+                return [h] + states(xs[1:], h)
+
+            h0 = np.asarray(h0, dtype=float)
+            return [np.array(states(list(xs), h0)).reshape(len(xs), -1) for xs in sequences]
+    ''', why="a recursive helper inside, one call per sequence"),
+    variant(A, "run_independent", "independent-generator", '''
+        def _states(step, xs, h):
+            for x in xs:
+                h = step(np.asarray(x, dtype=float), h)
+                yield h
+
+
+        def run_independent(step, sequences, h0):
+            h0 = np.asarray(h0, dtype=float)
+            return [np.array(list(_states(step, xs, h0))).reshape(len(xs), -1) for xs in sequences]
+    ''', why="a generator helper in the same cell, a list comprehension"),
+    mistake(A, "run_independent", "independent-shared-state", '''
+        def run_independent(step, sequences, h0):
+            h = np.asarray(h0, dtype=float)
+            out = []
+            for xs in sequences:
+                states = []
+                for x in np.asarray(xs, dtype=float):
+                    h = step(x, h)
+                    states.append(h)
+                out.append(np.array(states).reshape(len(states), -1))
+            return out
+    ''', "state_carried_across_sequences", why="h set from h0 once, before the loop over sequences"),
+
+    # ------------------------------------------------------------------ run_stream
+    variant(A, "run_stream", "stream-concat-split", '''
+        def run_stream(step, segments, h0):
+            lengths = [len(s) for s in segments]
+            xs = np.concatenate([np.asarray(s, dtype=float) for s in segments])
+            h, states = np.asarray(h0, dtype=float), []
+            for x in xs:
+                h = step(x, h)
+                states.append(h)
+            states = np.array(states).reshape(len(xs), -1)
+            return np.split(states, np.cumsum(lengths)[:-1])
+    ''', why="the segments joined, run once and split back with np.split"),
+    variant(A, "run_stream", "stream-nested-lists", '''
+        def run_stream(step, segments, h0):
+            h = np.asarray(h0, dtype=float)
+            result = []
+            for segment in segments:
+                rows = []
+                for x in segment:
+                    h = step(np.asarray(x, dtype=float), h)
+                    rows.append(h.tolist())
+                result.append(rows)
+            return result
+    ''', why="nested Python lists of floats"),
+    mistake(A, "run_stream", "stream-as-independent", '''
+        def run_stream(step, segments, h0):
+            return run_independent(step, segments, h0)
+    ''', "state_reset_inside_stream", why="the segments treated as independent sequences"),
+
+    # ------------------------------------------------------------------ run_entities
+    variant(A, "run_entities", "entities-groupby", '''
+        from itertools import groupby
+
+        def run_entities(step, stream, h0):
+            h0 = np.asarray(h0, dtype=float)
+            rows = []
+            for _, run in groupby(stream, key=lambda pair: pair[0]):
+                h = h0
+                for _, x in run:
+                    h = step(np.asarray(x, dtype=float), h)
+                    rows.append(h)
+            return np.vstack(rows)
+    ''', why="itertools.groupby over runs of one entity"),
+    variant(A, "run_entities", "entities-look-back", '''
+        def run_entities(step, stream, h0):
+            out = np.zeros((len(stream), np.size(h0)))
+            h = None
+            for t, (entity, x) in enumerate(stream):
+                if t == 0 or stream[t - 1][0] != entity:
+                    h = np.asarray(h0, dtype=float)
+                h = step(np.asarray(x, dtype=float), h)
+                out[t] = h
+            return out
+    ''', why="compares with the previous pair, fills a preallocated array"),
+    mistake(A, "run_entities", "entities-memory-per-id", '''
+        def run_entities(step, stream, h0):
+            memory = {}
+            rows = []
+            for entity, x in stream:
+                h = memory.get(entity, np.asarray(h0, dtype=float))
+                h = step(np.asarray(x, dtype=float), h)
+                memory[entity] = h
+                rows.append(h)
+            return np.array(rows).reshape(len(rows), -1)
+    ''', "entity_state_resumed", why="a state kept per entity id, resumed when the entity comes back"),
+
+    # ------------------------------------------------------------------ truncated_bptt_scalar
+    variant(A, "truncated_bptt_scalar", "truncated-forward-sensitivity", '''
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            states, loss, grad = [], 0, 0
+            h, s = h0, 0
+            for t, x in enumerate(xs, start=1):
+                if (t - 1) % k == 0:
+                    s = 0  # the carried state is a constant in this segment: no dependence on w
+                s = h + w * s  # d h_t / d w within the segment
+                h = x + w * h
+                states.append(h)
+                if t in targets:
+                    error = h - targets[t]
+                    loss += error * error / 2
+                    grad += error * s
+            return {"states": states, "loss": loss, "grad": grad}
+    ''', why="forward-mode sensitivity reset at every segment start"),
+    variant(A, "truncated_bptt_scalar", "truncated-sympy", '''
+        import sympy as sp
+
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            w, h = sp.Rational(w), sp.Rational(h0)
+            states = []
+            for x in xs:
+                h = sp.Rational(x) + w * h
+                states.append(h)
+            y = {int(t): sp.Rational(v) for t, v in targets.items()}
+            loss = sum(((states[t - 1] - v) ** 2 / 2 for t, v in y.items()), sp.Integer(0))
+            grad = sp.Integer(0)
+            for start in range(0, len(xs), k):
+                upstream = sp.Integer(0)
+                for t in range(min(start + k, len(xs)) - 1, start - 1, -1):
+                    local = upstream + (states[t] - y[t + 1] if (t + 1) in y else 0)
+                    grad += local * (states[t - 1] if t > 0 else sp.Rational(h0))
+                    upstream = local * w
+            return {"states": states, "loss": loss, "grad": grad}
+    ''', why="SymPy Rationals, a backward loop per segment"),
+    mistake(A, "truncated_bptt_scalar", "truncated-zero-carried-input", '''
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            states, h = [], h0
+            for x in xs:
+                h = x + w * h
+                states.append(h)
+            loss = sum((states[t - 1] - y) ** 2 / 2 for t, y in targets.items())
+            grad = 0
+            for start in range(0, len(xs), k):
+                carry = 0
+                for t in reversed(range(start, min(start + k, len(xs)))):
+                    delta = carry + (states[t] - targets[t + 1] if t + 1 in targets else 0)
+                    old = 0 if t == start else states[t - 1]  # detached, so taken as zero
+                    grad = grad + delta * old
+                    carry = delta * w
+            return {"states": states, "loss": loss, "grad": grad}
+    ''', "value_zeroed_at_boundary", why="the carried state taken as zero in the gradient: detaching read as zeroing"),
+
+    # ------------------------------------------------------------------ masked_rnn_forward, masked_mean_loss
+    variant(A, "masked_rnn_forward", "masked-per-row", '''
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            B, T, _ = X.shape
+            d = np.size(h0)
+            H = np.zeros((B, T, d))
+            final = np.zeros((B, d))
+            for b in range(B):
+                h = np.asarray(h0, dtype=float)
+                for t in range(T):
+                    if t < lengths[b]:
+                        h = step(X[b, t], h)
+                    H[b, t] = h
+                final[b] = h
+            return H, final
+    ''', why="one row at a time, padded steps skipped"),
+    variant(A, "masked_rnn_forward", "masked-last-column", '''
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            lengths = np.asarray(lengths)
+            B, T = X.shape[:2]
+            h = np.repeat(np.asarray(h0, dtype=float)[None, :], B, axis=0)
+            H = []
+            for t in range(T):
+                new = step(X[:, t, :], h)
+                h = np.where((lengths > t)[:, None], new, h)
+                H.append(h)
+            H = np.stack(H, axis=1)
+            return H, H[:, -1]  # frozen states: the last column is each row's last valid state
+    ''', why="the final states read from the last column of the frozen states"),
+    mistake(A, "masked_rnn_forward", "masked-arithmetic-blend", '''
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            B, T, _ = X.shape
+            h = np.tile(np.asarray(h0, dtype=float), (B, 1))
+            H = np.empty((B, T, h.shape[1]))
+            for t in range(T):
+                m = (t < np.asarray(lengths)).astype(float)[:, None]
+                h = m * step(X[:, t], h) + (1 - m) * h
+                H[:, t] = h
+            return H, h
+    ''', None, hidden_only=True,
+        why="the mask blended in arithmetically: 0 * NaN is NaN, so NaN or infinite padding leaks into the state"),
+    variant(A, "masked_mean_loss", "loss-where", '''
+        def masked_mean_loss(losses, mask):
+            mask = np.asarray(mask, dtype=bool)
+            return np.where(mask, losses, 0.0).sum() / mask.sum()
+    ''', why="np.where, a numpy float"),
+    mistake(A, "masked_mean_loss", "loss-mask-multiply", '''
+        def masked_mean_loss(losses, mask):
+            mask = np.asarray(mask, dtype=float)
+            return float((np.asarray(losses, dtype=float) * mask).sum() / mask.sum())
+    ''', None, hidden_only=True, why="padding removed by multiplying with the mask: NaN or infinite padding survives"),
+
+    # ------------------------------------------------------------------ generation_features, bidirectional_features
+    variant(A, "generation_features", "generation-via-stream", '''
+        def generation_features(step, xs, h0):
+            return run_stream(step, [xs], h0)[0]
+    ''', why="run_stream on one segment"),
+    mistake(A, "generation_features", "generation-state-before-read", '''
+        def generation_features(step, xs, h0):
+            h, rows = np.asarray(h0, dtype=float), []
+            for x in np.asarray(xs, dtype=float):
+                rows.append(h)  # the state the generator has when x_t arrives
+                h = step(x, h)
+            return np.array(rows).reshape(len(rows), -1)
+    ''', None, why="row t holds h_{t-1}, the state before reading x_t"),
+    variant(A, "bidirectional_features", "bidirectional-loops", '''
+        def bidirectional_features(step_f, step_b, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            T, d = len(xs), np.size(h0)
+            out = np.zeros((T, 2 * d))
+            h = np.asarray(h0, dtype=float)
+            for t in range(T):
+                h = step_f(xs[t], h)
+                out[t, :d] = h
+            h = np.asarray(h0, dtype=float)
+            for t in reversed(range(T)):
+                h = step_b(xs[t], h)
+                out[t, d:] = h
+            return out
+    ''', why="two loops filling the halves of a preallocated array"),
+    mistake(A, "bidirectional_features", "bidirectional-reading-order", '''
+        def bidirectional_features(step_f, step_b, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            forward, backward = [], []
+            h = np.asarray(h0, dtype=float)
+            for x in xs:
+                h = step_f(x, h)
+                forward.append(h)
+            h = np.asarray(h0, dtype=float)
+            for x in xs[::-1]:
+                h = step_b(x, h)
+                backward.append(h)
+            return np.concatenate([np.array(forward), np.array(backward)], axis=1)
+    ''', "backward_not_realigned", why="the backward states left in reading order"),
+    mistake(A, "bidirectional_features", "bidirectional-after-t", '''
+        def bidirectional_features(step_f, step_b, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            forward = generation_features(step_f, xs, h0)
+            d = np.size(h0)
+            backward = np.zeros((len(xs), d))
+            h = np.asarray(h0, dtype=float)
+            for t in reversed(range(len(xs))):
+                backward[t] = h  # what the backward reader knows of the inputs after t
+                h = step_b(xs[t], h)
+            return np.concatenate([forward, backward], axis=1)
+    ''', "backward_excludes_current", why="the backward state at t stops before x_t"),
+
+    # ------------------------------------------------------------------ exercises
+    variant(A, "ex_12_7_3", "ex3-lists", '''
+        def ex_12_7_3():
+            return {"passes": ["A"], "cut": ["C", "B"]}
+    ''', why="lists of letters"),
+    variant(A, "ex_12_7_6", "ex6-frozensets", '''
+        def ex_12_7_6():
+            return {"leak": frozenset({"B", "A"}), "full_context_ok": ("S", "P")}
+    ''', why="a frozenset and a tuple"),
+]

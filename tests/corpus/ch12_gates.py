@@ -1,0 +1,215 @@
+"""Corpus entries of ch12_gates (setup cell: np, Fraction, plt)."""
+from . import mistake, variant
+
+A = "ch12_gates"
+
+ENTRIES = [
+    # ------------------------------------------------------------------ sigmoid
+    variant(A, "sigmoid", "sigmoid-textbook", '''
+        def sigmoid(a):
+            return 1.0 / (1.0 + np.exp(-np.asarray(a, dtype=float)))
+    ''', why="the textbook formula (exp(700) is still finite, so the cases at +-700 stay at 0 and 1)"),
+    variant(A, "sigmoid", "sigmoid-tanh-half", '''
+        def sigmoid(a):
+            return 0.5 * (1.0 + np.tanh(np.asarray(a, dtype=float) / 2))
+    ''', why="the tanh identity"),
+    variant(A, "sigmoid", "sigmoid-vectorize-helper", '''
+        import math
+
+        def _logistic(t):
+            if t >= 0:
+                return 1.0 / (1.0 + math.exp(-t))
+            e = math.exp(t)
+            return e / (1.0 + e)
+
+
+        def sigmoid(a):
+            return np.vectorize(_logistic, otypes=[float])(a)
+    ''', why="a math-based helper in the same cell, np.vectorize (a 0-d array for a number)"),
+    mistake(A, "sigmoid", "sigmoid-complement", '''
+        def sigmoid(a):
+            e = np.exp(-np.asarray(a, dtype=float))
+            return e / (1.0 + e)
+    ''', "sigmoid_exponent_sign", why="e^-a / (1 + e^-a), which is sigmoid(-a)"),
+    # ------------------------------------------------------------------ lstm_cell_update
+    variant(A, "lstm_cell_update", "cell-namedtuple", '''
+        from collections import namedtuple
+
+        CellOut = namedtuple("CellOut", ["c", "h"])
+
+
+        def lstm_cell_update(c_prev, f, i, g, o):
+            c = f * c_prev + i * g
+            return CellOut(c=c, h=o * np.tanh(np.asarray(c, dtype=float)))
+    ''', why="a namedtuple (c, h)"),
+    variant(A, "lstm_cell_update", "cell-math-tanh", '''
+        import math
+
+        def lstm_cell_update(c_prev, f, i, g, o):
+            c = f * c_prev + i * g
+            if np.ndim(c) == 0:
+                return c, o * math.tanh(c)
+            return c, np.array([gate * math.tanh(value) for gate, value in zip(o, c)])
+    ''', why="math.tanh of the Fraction, a comprehension for arrays"),
+    mistake(A, "lstm_cell_update", "cell-interpolated", '''
+        def lstm_cell_update(c_prev, f, i, g, o):
+            c = c_prev + (1 - f) * (g - c_prev)  # move from the old cell towards the candidate
+            return c, o * np.tanh(np.asarray(c, dtype=float))
+    ''', "coupled_input_forget_gates", why="the cell as an interpolation, f c_prev + (1 - f) g: the input gate ignored"),
+    mistake(A, "lstm_cell_update", "cell-float-array", '''
+        def lstm_cell_update(c_prev, f, i, g, o):
+            c = np.asarray(f * c_prev + i * g, dtype=float)
+            return c, o * np.tanh(c)
+    ''', "float_where_exact", why="the cell converted to floats"),
+    # ------------------------------------------------------------------ lstm_step
+    variant(A, "lstm_step", "lstm-stacked-namedtuple", '''
+        from collections import OrderedDict
+        from typing import NamedTuple
+
+
+        class LSTMStep(NamedTuple):
+            h: np.ndarray
+            c: np.ndarray
+            gates: dict
+
+
+        def lstm_step(x, h_prev, c_prev, params):
+            u = np.concatenate([np.ravel(x), np.ravel(h_prev)]).astype(float)
+            A = np.hstack([params["A_f"], params["A_i"], params["A_o"], params["A_g"]])
+            b = np.concatenate([params["b_f"], params["b_i"], params["b_o"], params["b_g"]])
+            f, i, o, g = np.split(u @ A + b, 4)
+            f, i, o, g = sigmoid(f), sigmoid(i), sigmoid(o), np.tanh(g)
+            c = f * np.asarray(c_prev, dtype=float) + i * g
+            gates = OrderedDict([("f", f), ("i", i), ("o", o), ("g", g)])
+            return LSTMStep(h=o * np.tanh(c), c=c, gates=gates)
+    ''', why="one stacked matrix product split in four, a typing.NamedTuple with an OrderedDict of gates"),
+    variant(A, "lstm_step", "lstm-split-blocks", '''
+        def lstm_step(x, h_prev, c_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            m = x.shape[0]
+
+            def pre(name):
+                A = params["A_" + name]
+                return x @ A[:m] + h_prev @ A[m:] + params["b_" + name]
+
+            gates = {name: sigmoid(pre(name)) for name in "fio"}
+            gates["g"] = np.tanh(pre("g"))
+            c, h = lstm_cell_update(np.asarray(c_prev, dtype=float), gates["f"], gates["i"], gates["g"], gates["o"])
+            return h, c, gates
+    ''', why="each A split into its x and h_prev row blocks, a dict comprehension"),
+    mistake(A, "lstm_step", "lstm-forget-from-input-weights", '''
+        def lstm_step(x, h_prev, c_prev, params):
+            u = np.concatenate([np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)])
+            f = sigmoid(u @ params["A_i"] + params["b_f"])  # copied from the line below
+            i = sigmoid(u @ params["A_i"] + params["b_i"])
+            o = sigmoid(u @ params["A_o"] + params["b_o"])
+            g = np.tanh(u @ params["A_g"] + params["b_g"])
+            c = f * np.asarray(c_prev, dtype=float) + i * g
+            return o * np.tanh(c), c, {"f": f, "i": i, "o": o, "g": g}
+    ''', None, why="a copy-paste slip: the forget gate reads A_i"),
+
+    # ------------------------------------------------------------------ gru_step
+    variant(A, "gru_step", "gru-interpolation-form", '''
+        def gru_step(x, h_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            u = np.hstack([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = sigmoid(u @ params["A_z"] + params["b_z"])
+            g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+            return g + z * (h_prev - g)
+    ''', why="h = g + z (h_prev - g), the same mix"),
+    variant(A, "gru_step", "gru-list-comprehension", '''
+        def gru_step(x, h_prev, params):
+            x, h = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            m = len(x)
+
+            def gate(name):
+                A = params["A_" + name]
+                return sigmoid(x @ A[:m] + h @ A[m:] + params["b_" + name])
+
+            r, z = gate("r"), gate("z")
+            g = np.tanh(x @ params["W_g"] + (r * h) @ params["U_g"] + params["b_g"])
+            return [zi * hi + (1 - zi) * gi for zi, hi, gi in zip(z, h, g)]
+    ''', why="a list, coordinate by coordinate"),
+    mistake(A, "gru_step", "gru-reset-on-product", '''
+        def gru_step(x, h_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            u = np.concatenate([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = sigmoid(u @ params["A_z"] + params["b_z"])
+            recurrent = h_prev @ params["U_g"]
+            g = np.tanh(x @ params["W_g"] + r * recurrent + params["b_g"])
+            return z * h_prev + (1 - z) * g
+    ''', "gru_reset_after_matmul", why="the reset gate scales h_prev U_g instead of h_prev"),
+    mistake(A, "gru_step", "gru-move-towards-candidate", '''
+        def gru_step(x, h_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            u = np.concatenate([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = sigmoid(u @ params["A_z"] + params["b_z"])
+            g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+            return h_prev + z * (g - h_prev)  # z = how far to move towards the candidate
+    ''', "gru_complementary_update", why="z read as the step towards the candidate: (1 - z) h_prev + z g"),
+
+    # ------------------------------------------------------------------ retention
+    variant(A, "retention", "retention-sympy-reduce", '''
+        import operator
+        from functools import reduce
+
+        import sympy as sp
+
+        def retention(f, steps):
+            return reduce(operator.mul, [sp.Rational(f)] * steps, sp.Integer(1))
+    ''', why="functools.reduce over SymPy Rationals"),
+    mistake(A, "retention", "retention-linear", '''
+        def retention(f, steps):
+            return 1 - (1 - f) * steps
+    ''', None, why="the loss per edge subtracted, not multiplied: linear decay"),
+    mistake(A, "retention", "retention-math-pow", '''
+        import math
+
+        def retention(f, steps):
+            return math.pow(f, steps)
+    ''', "float_where_exact", why="math.pow: the right value, as a float"),
+
+    # ------------------------------------------------------------------ parameter counts (one cell)
+    variant(A, "lstm_param_count", "count-lstm-four-rnns", '''
+        def lstm_param_count(D, H):
+            return 4 * rnn_param_count(D, H)
+    ''', why="four RNN blocks, through the other function"),
+    variant(A, "lstm_param_count_two_bias", "count-two-bias-plus", '''
+        def lstm_param_count_two_bias(D, H):
+            return lstm_param_count(D, H) + 4 * H
+    ''', why="the one-bias count plus a second bias per block"),
+    variant(A, "gru_param_count", "count-gru-numpy", '''
+        def gru_param_count(D, H):
+            return np.int64(3) * (D * H + H * H + H)
+    ''', why="a numpy integer"),
+    mistake(A, "rnn_param_count", "count-rnn-two-biases", '''
+        def rnn_param_count(D, H):
+            return (D + H) * H + 2 * H
+    ''', "rnn_count_two_biases", why="an input bias and a recurrent bias"),
+    # ------------------------------------------------------------------ exercises
+    variant(A, "ex_12_7_4", "ex4-ordereddict", '''
+        from collections import OrderedDict
+
+        def ex_12_7_4():
+            c_prev, f, i, g = Fraction("0.8"), Fraction("0.5"), Fraction("0.25"), Fraction("-0.4")
+            answer = OrderedDict()
+            answer["kept"] = f * c_prev
+            answer["written"] = i * g
+            answer["c"] = answer["kept"] + answer["written"]
+            answer["h"] = float(np.tanh(float(answer["c"])))
+            answer["c with o = 0"] = answer["c"]
+            answer["h with o = 0"] = 0 * answer["h"]
+            return answer
+    ''', why="an OrderedDict built step by step, Fractions from decimal strings"),
+    variant(A, "ex_12_7_5", "ex5-sympy", '''
+        import sympy as sp
+
+        def ex_12_7_5():
+            z = sp.Integer(1)
+            return {"keep weight": z, "candidate weight": 1 - z, "h for h_prev = 0.8": z * sp.Rational(4, 5),
+                    "options": ["B", "C", "D", "F"]}
+    ''', why="SymPy Integers and a list of letters"),
+]

@@ -1,0 +1,61 @@
+"""The grader's own clean-up and a submission's budget, without nbgrader: deleting a work folder of
+any depth never raises nor follows a link, and a budget is spent by time or by restarts."""
+import os
+
+import pytest
+
+from autograder.sandbox import Budget, BudgetSpent, remove_tree
+
+
+def _chain(top, depth: int) -> None:
+    """`depth` nested folders below `top`, deeper than PATH_MAX allows by path."""
+    fd = os.open(top, os.O_RDONLY)
+    for _ in range(depth):
+        os.mkdir("d", dir_fd=fd)
+        fd, parent = os.open("d", os.O_RDONLY, dir_fd=fd), fd
+        os.close(parent)
+    with open(os.open("last.txt", os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd), "w") as handle:
+        handle.write("x")
+    os.close(fd)
+
+
+def test_a_folder_chain_deeper_than_path_max_is_deleted_whole(tmp_path):
+    top = tmp_path / "work"
+    top.mkdir()
+    _chain(top, 3000)  # shutil.rmtree raised RecursionError here
+    remove_tree(top)
+    assert not top.exists()
+
+
+def test_removal_does_not_follow_links_out_of_the_folder(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("course file")
+    top = tmp_path / "work"
+    (top / "sub").mkdir(parents=True)
+    (top / "sub" / "to-outside").symlink_to(outside)
+    (top / "file-link").symlink_to(outside / "keep.txt")
+    remove_tree(top)
+    assert not top.exists() and (outside / "keep.txt").read_text() == "course file"
+
+
+def test_removing_what_is_not_there_is_quiet(tmp_path):
+    remove_tree(tmp_path / "missing")
+    (tmp_path / "file").write_text("")
+    remove_tree(tmp_path / "file")  # not a folder: left alone
+    assert (tmp_path / "file").exists()
+
+
+def test_a_budget_is_spent_by_time_or_by_restarts():
+    budget = Budget(seconds=10, restarts=2)
+    budget.started = 3  # the first start and two restarts
+    budget.check()
+    budget.started = 4
+    with pytest.raises(BudgetSpent):
+        budget.check()
+    budget = Budget(seconds=10, restarts=2, spent=9.5)
+    budget.check()
+    assert budget.left() == pytest.approx(0.5)
+    budget.spent = 10.0
+    with pytest.raises(BudgetSpent):
+        budget.check()

@@ -1,0 +1,106 @@
+"""Correct work earns its points: the corpus of tests/corpus (correct variants and plausible
+mistakes, written apart from the catalogue) through the kit's self-check and through real grading.
+
+* in process, no nbgrader: every variant passes every public case of its notebook's self-check, run
+  as the student runs the notebook top to bottom; every mistake fails a public case of its own check
+  (or is marked `hidden_only`), and neither names a misconception other than the one expected;
+* in the shared graded class (`graded_class`, tests/classroom.py, which writes the corpus with
+  `corpus.write_all(root)`): every variant earns full marks on every check; every mistake loses
+  points on its own check, is named there rightly (its expected id) or not at all, and costs no
+  point on a check its function does not feed.
+
+`python -m tests.corpus` grades the corpus in a class of its own and prints the same verdict counts.
+"""
+from __future__ import annotations
+
+import pytest
+
+from . import corpus
+from .conftest import ASSIGNMENTS
+
+ENTRIES = corpus.entries(ASSIGNMENTS)
+VARIANTS = [entry for entry in ENTRIES if entry.kind == "variant"]
+MISTAKES = [entry for entry in ENTRIES if entry.kind == "mistake"]
+
+
+def _ids(entry: corpus.Entry) -> str:
+    return entry.student
+
+
+def test_the_corpus_spans_every_assignment_with_variants_and_mistakes():
+    sizes = corpus.per_assignment()
+    assert set(sizes) == set(corpus.SHORT), sizes
+    assert all(variants >= 10 and mistakes >= 5 for variants, mistakes in sizes.values()), sizes
+    assert sum(v for v, _ in sizes.values()) >= 55 and sum(m for _, m in sizes.values()) >= 30, sizes
+
+
+def test_write_all_replaces_exactly_one_definition(tmp_path):
+    """The entry's source stands where the function stood; every other cell is the reference's."""
+    from autograder.config import REPO_ROOT
+    from autograder.submissions import filled
+
+    entry = next(e for e in corpus.ENTRIES if e.function == "lstm_param_count")  # a cell of four functions
+    release = REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"
+    ours, reference = corpus.notebook(release, entry), filled(release, entry.assignment)
+    changed = [(a.source, b.source) for a, b in zip(ours.cells, reference.cells) if a.source != b.source]
+    assert len(changed) == 1
+    mine, theirs = changed[0]
+    assert entry.source.strip() in mine and "def rnn_param_count" in mine and "def gru_param_count" in mine
+    assert corpus._defined(mine) == corpus._defined(theirs)
+
+
+# ----------------------------------------------------------------------------- in process (the kit)
+
+
+@pytest.mark.parametrize("entry", VARIANTS, ids=_ids)
+def test_a_variant_passes_every_public_case_of_the_self_check(entry):
+    reports = corpus.selfchecks(entry)
+    wrong = {name: report.lines(graded=False) for name, report in reports.items() if report.passed < len(report.results)}
+    assert not wrong, f"{entry.label} ({entry.why}):\n" + "\n".join(line for lines in wrong.values() for line in lines)
+
+
+@pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
+def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_not_at_all(entry):
+    reports = corpus.selfchecks(entry)
+    own = reports[entry.function]
+    failed = own.passed < len(own.results)
+    if entry.hidden_only:
+        assert not failed, f"{entry.label} fails a public case: drop hidden_only"
+    else:
+        assert failed, f"{entry.label} ({entry.why}) passes every public case of {entry.function}: " \
+                       "mark it hidden_only if only hidden cases or probes can catch it"
+    for name, report in reports.items():
+        assert set(report.misconceptions) <= {entry.expected} - {None}, (name, report.lines(graded=False))
+
+
+# ----------------------------------------------------------------------------- graded (nbgrader)
+
+
+def _graded_rows(graded_class, entry: corpus.Entry) -> dict:
+    if not any((e.assignment, e.student) in graded_class.table for e in ENTRIES):
+        pytest.skip("the shared class holds no corpus submission: tests/classroom.py must call corpus.write_all(root)")
+    rows = graded_class.rows(entry.assignment, entry.student) if (entry.assignment, entry.student) in graded_class.table else {}
+    assert rows, f"{entry.student} was not graded"
+    return rows
+
+
+@pytest.mark.parametrize("entry", VARIANTS, ids=_ids)
+def test_a_variant_earns_full_marks_on_every_check(graded_class, entry):
+    found = corpus.verdict(entry, _graded_rows(graded_class, entry))
+    assert found.outcome == "right", f"{entry.label} ({entry.why}) refused: {found.detail}"
+
+
+@pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
+def test_a_mistake_loses_points_and_is_named_rightly_or_not_at_all(graded_class, entry):
+    found = corpus.verdict(entry, _graded_rows(graded_class, entry))
+    assert found.outcome != "missed", f"{entry.label} ({entry.why}) earned every point of {entry.function}: {found.detail}"
+    assert found.outcome in ("named rightly", "not named"), f"{entry.label} (expected {entry.expected}): {found.detail}"
+    assert not found.collateral, f"{entry.label} cost points on checks {entry.function} does not feed: {found.collateral}"
+
+
+def test_the_corpus_verdicts(graded_class):
+    """All verdicts at once; the message is the summary to quote."""
+    if not any((e.assignment, e.student) in graded_class.table for e in ENTRIES):
+        pytest.skip("the shared class holds no corpus submission: tests/classroom.py must call corpus.write_all(root)")
+    found = corpus.verdicts(lambda entry: graded_class.table.get((entry.assignment, entry.student), {}), ENTRIES)
+    assert all(v.good for v in found), corpus.summary(found)

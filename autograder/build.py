@@ -32,6 +32,7 @@ import nbformat
 
 from . import config
 from .assignments import get
+from .labels import label
 from .layout import Course
 from .solution_source import function_sources
 
@@ -69,6 +70,21 @@ def _expand_includes(body: str) -> str:
         else:
             lines.append(line)
     return "\n".join(lines)
+
+
+#: The file name of the student kit's wheel (`python -m autograder kit` builds it).
+KIT_WHEEL = "rnn_course_kit-0.2.0-py3-none-any.whl"
+_KIT_IMPORT = "from rnnkit import checker, uses_your_functions"
+
+
+def _with_edition(body: str, assignment: str, lang: str) -> str:
+    """A setup cell whose `checker` call records the notebook's edition, so that its messages are in
+    that language wherever the notebook is opened, and whose import of the kit says how to install
+    it where it is missing."""
+    guarded = (f"try:\n    {_KIT_IMPORT}\nexcept ModuleNotFoundError:\n"
+               f"    raise ModuleNotFoundError({label('notebook.no_kit', wheel=KIT_WHEEL)!r}) from None")
+    call = f'checker("{assignment}")'
+    return body.replace(_KIT_IMPORT, guarded).replace(call, f'checker("{assignment}", lang="{lang}")')
 
 
 def check_source(name: str) -> str:
@@ -115,7 +131,7 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
         elif kind == "code":
             cell = nbformat.v4.new_code_cell(_expand_includes(body))
         elif kind in ("setup", "summary"):
-            cell = nbformat.v4.new_code_cell(_expand_includes(body))
+            cell = nbformat.v4.new_code_cell(_with_edition(_expand_includes(body), assignment, config.language(root)))
             grade_id = SUMMARY if kind == "summary" else f"setup-{index}"
             cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": grade_id}
         elif kind == "solution":
@@ -144,7 +160,8 @@ def notebook_text(notebook: nbformat.NotebookNode) -> str:
 
 
 def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
-    """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names."""
+    """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names and the
+    students' README (how to install the kit, work and hand in), which nbgrader releases with it."""
     folder = Course(Path(root)).source(assignment)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{assignment}.ipynb"
@@ -153,4 +170,5 @@ def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
     for data in config.DATA_DIR.glob("*.json"):
         if data.name in text:
             shutil.copy2(data, folder / data.name)
+    (folder / "README.md").write_text(label("student.readme", assignment=assignment, wheel=KIT_WHEEL), encoding="utf-8")
     return path

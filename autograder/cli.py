@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import book, config, course, kit, report, sample
 from .execute import SandboxUnavailable
+from .labels import label
 from .layout import Course, CourseNotFound
 
 
@@ -137,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
         print(report.score_table(data.rows))
         print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
     elif args.command == "kit":
-        print(kit.build(args.out, root))
+        wheel = kit.build(args.out, root)
+        print(wheel)
+        print(label("kit.hand_out", wheel=wheel.name))
     elif args.command == "demo":
         return _demo(args, root)
     return 0

@@ -83,7 +83,7 @@ def test_checks_points_and_notebook_agree():
 
 def test_setup_cell_holds_the_solution_load_model():
     setup = build.build_notebook(A).cells[1].source
-    assert "from rnnkit import checker" in setup and 'check = checker("ch11_rnn_state")' in setup
+    assert "from rnnkit import checker" in setup and 'check = checker("ch11_rnn_state", lang="en")' in setup
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in setup
     ours = {node.name: ast.unparse(node) for node in ast.parse(setup).body if isinstance(node, ast.FunctionDef)}

@@ -49,7 +49,7 @@ def test_checks_points_solutions_and_notebook_agree():
     assert solved == [f"solution-{name}" for name in names]
     setup = notebook.cells[1].source
     assert "import numpy as np" in setup and "from fractions import Fraction" in setup and "import matplotlib.pyplot as plt" in setup
-    assert "from rnnkit import checker" in setup and 'check = checker("ch12_boundaries")' in setup
+    assert "from rnnkit import checker" in setup and 'check = checker("ch12_boundaries", lang="en")' in setup
 
 
 def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing():

@@ -307,7 +307,7 @@ def test_saturated_gates_keep_or_replace_the_state():
 def test_the_notebook_builds_with_one_solution_cell_per_function_and_one_check_cell_per_check():
     notebook = build.build_notebook(ASSIGNMENT)
     cells = notebook.cells
-    assert cells[1].metadata["nbgrader"]["locked"] and 'checker("ch12_gates")' in cells[1].source
+    assert cells[1].metadata["nbgrader"]["locked"] and 'checker("ch12_gates", lang="en")' in cells[1].source
     assert "from rnnkit import checker" in cells[1].source
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in cells[1].source

@@ -1,16 +1,20 @@
 """The Chinese edition (COURSE_LANG = "zh"): notebooks of Chinese teaching text around the same code,
 and the same contract through real nbgrader - reference full marks, stub zero, every catalogued
 mistake caught and named, with every message in Chinese."""
+import os
 import re
+import subprocess
+import sys
 
 import nbformat
 import pytest
 from rnnkit import messages
 
 from autograder import build, catalogue
+from autograder.labels import label
 from autograder.assignments import get
 
-from .conftest import ASSIGNMENTS
+from .conftest import ASSIGNMENTS, REPO
 
 pytestmark = pytest.mark.nbgrader
 
@@ -30,13 +34,38 @@ def test_the_zh_release_is_chinese_teaching_text_around_the_same_code(assignment
     english = build.build_notebook(assignment)
     monkeypatch.setenv("COURSE_LANG", "zh")
     chinese = build.build_notebook(assignment)
-    assert [c.source for c in chinese.cells if c.cell_type == "code"] == [c.source for c in english.cells if c.cell_type == "code"]
+    def code(notebook, lang):  # the same code, but for the edition the checker records and the missing kit's message
+        monkeypatch.setenv("COURSE_LANG", lang)
+        missing_kit = repr(label("notebook.no_kit", wheel=build.KIT_WHEEL))
+        return [c.source.replace(f'lang="{lang}"', "lang=EDITION").replace(missing_kit, "MESSAGE")
+                for c in notebook.cells if c.cell_type == "code"]
+
+    assert code(chinese, "zh") == code(english, "en")
+    assert f'checker("{assignment}", lang="zh")' in chinese.cells[1].source + chinese.cells[2].source
     assert [c.metadata for c in chinese.cells] == [c.metadata for c in english.cells]
     for en, zh in zip(english.cells, chinese.cells):
         if zh.cell_type == "markdown":
             prose = _prose(zh.source)
             assert len(CJK.findall(prose)) > len(re.findall(r"[A-Za-z]", prose)), zh.source
             assert _formulas(zh.source) == _formulas(en.source), zh.source
+
+
+def test_a_zh_notebook_speaks_chinese_in_a_kernel_whose_environment_says_en(monkeypatch):
+    """The edition is recorded in the notebook: its setup cell, its first solution and that
+    solution's self-check, run in a fresh Python with COURSE_LANG=en."""
+    assignment = ASSIGNMENTS[0]
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    notebook = build.build_notebook(assignment)
+    setup = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("setup"))
+    solution = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    check = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")).split("### BEGIN HIDDEN")[0]
+    code = "\n".join(["import contextlib, io, sys", setup, solution,
+                      "out = io.StringIO()", "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):",
+                      "    " + check.strip().replace("\n", "\n    "), "sys.__stdout__.write(out.getvalue())"])
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "COURSE_LANG": "en"},
+                            cwd=REPO / "release" / assignment)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert CJK.search(result.stdout), result.stdout
 
 
 def _formulas(markdown: str) -> list[str]:

@@ -28,7 +28,7 @@ def wheel(tmp_path_factory) -> Path:
     result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(REPO_ROOT), "kit", "--out", str(out)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    return Path(result.stdout.strip().splitlines()[-1])
+    return Path(result.stdout.strip().splitlines()[0])
 
 
 @pytest.fixture(scope="module")
@@ -47,6 +47,13 @@ def _bodies(source: str) -> list[str]:
                 lines = source.splitlines()[body[0].lineno - 1:body[-1].end_lineno]
                 found.append(textwrap.dedent("\n".join(lines)).strip())
     return found
+
+
+def test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built(wheel):
+    from autograder.build import KIT_WHEEL
+
+    assert wheel.name == KIT_WHEEL
+    assert f"pip install {KIT_WHEEL}" in (REPO_ROOT / "release" / "ch12_bptt" / "README.md").read_text(encoding="utf-8")
 
 
 def test_the_wheel_is_small_and_public(wheel, files):

@@ -32,7 +32,9 @@ def test_every_solution_function_is_in_exactly_one_solution_cell(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_release_leaks_no_solution_no_hidden_test_and_no_engine(assignment):
     folder = COURSE.release(assignment)
-    assert {p.suffix for p in folder.iterdir()} <= {".ipynb", ".json"}
+    assert {p.name for p in folder.iterdir() if p.suffix not in (".ipynb", ".json")} == {"README.md"}
+    readme = (folder / "README.md").read_text(encoding="utf-8")
+    assert "pip install" in readme and not any(word in readme for word in ("SOLUTION", "hidden=True", "autograder"))
     text = COURSE.notebook(folder, assignment).read_text(encoding="utf-8")
     for marker in (BEGIN, END, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "hidden=True", "autograder.assignments", "import autograder",
                    "from autograder", "import solutions", "from solutions"):

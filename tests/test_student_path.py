@@ -2,8 +2,11 @@
 (`from rnnkit import checker`), untouched without a single error (a failing self-check writes to
 stderr; a plot of a stub says which function to write), and a filled-in notebook passes every
 visible check and says so in its closing summary."""
+import os
 import re
 import shutil
+import subprocess
+import sys
 
 import nbformat
 import pytest
@@ -86,3 +89,13 @@ def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
     assert f"VALIDATION FAILED ON {len(public_checks('ch12_bptt'))} CELL(S)" in text, text
     assert messages.text("check.not_implemented", name="rnn_backward") in text
     assert "Partial credit" not in text and "..." not in text.replace("... and", "")
+
+
+def test_without_the_kit_the_first_cell_says_how_to_install_it():
+    from autograder.build import KIT_WHEEL
+
+    notebook = nbformat.read(REPO / "release" / "ch12_bptt" / "ch12_bptt.ipynb", as_version=4)
+    setup = next(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    code = "import sys\nsys.modules['rnnkit'] = None  # as if the kit were not installed\n" + setup
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "COURSE_LANG": "en"})
+    assert result.returncode != 0 and f"pip install {KIT_WHEEL}" in result.stderr and "restart the kernel" in result.stderr, result.stderr

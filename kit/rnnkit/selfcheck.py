@@ -55,12 +55,23 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
     return run_cases(assignment, name, obj, cases, rules, points=spec["points"], timeout=timeout, diagnose=diagnose)
 
 
-def checker(assignment: str) -> Callable[..., None]:
-    """The `check` function of one assignment's notebook."""
+#: The edition of the notebook whose `checker` was made last in this process (None: `COURSE_LANG`).
+_edition: list[str | None] = [None]
+
+
+def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
+    """The `check` function of one assignment's notebook; `lang` (the notebook's edition, "en" or
+    "zh") is the language its checks and summary speak, and so do the notebook's
+    `uses_your_functions` cells after it (None: `COURSE_LANG`)."""
+    _edition[:] = [lang]
     checks = public_checks(assignment)
     right: dict[str, bool] = {}
 
     def check(name: str, obj: Any, hidden: bool = False) -> None:
+        with messages.speaking(lang):
+            _check(name, obj, hidden)
+
+    def _check(name: str, obj: Any, hidden: bool) -> None:
         if name not in checks:
             raise KeyError(messages.text("check.unknown", name=name, assignment=assignment, known=", ".join(checks)))
         if hidden:
@@ -78,7 +89,8 @@ def checker(assignment: str) -> Callable[..., None]:
 
     def summary() -> None:
         """Print how many checks are right so far, and which are left."""
-        print("\n".join(summary_lines(list(checks), right)))
+        with messages.speaking(lang):
+            print("\n".join(summary_lines(list(checks), right)))
 
     check.summary = summary
     return check
@@ -105,4 +117,5 @@ def uses_your_functions():
         name = traceback.extract_tb(error.__traceback__)[-1].name
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
-        print("\n".join(messages.wrap(messages.text("notebook.needs_function", name=name))))
+        with messages.speaking(_edition[0]):
+            print("\n".join(messages.wrap(messages.text("notebook.needs_function", name=name))))

@@ -8,6 +8,7 @@ A message `<id>.one`, where it exists, is used instead of `<id>` when the field 
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -35,8 +36,28 @@ LANGUAGES = ("en", "zh")
 WIDTH = 100
 
 
+#: The languages chosen by the `speaking` blocks now open, innermost last.
+_chosen: list[str] = []
+
+
+@contextlib.contextmanager
+def speaking(lang: str | None):
+    """Within the block, speak `lang` whatever `COURSE_LANG` says (None: as outside it): a
+    notebook's self-checks speak the language of its edition wherever the notebook is opened."""
+    if lang is not None and lang not in LANGUAGES:
+        raise ValueError(f"language {lang!r}; it must be one of {', '.join(LANGUAGES)}")
+    _chosen.append(lang or language())
+    try:
+        yield
+    finally:
+        _chosen.pop()
+
+
 def language() -> str:
-    """The course language: `COURSE_LANG`, `en` or `zh` (default `en`)."""
+    """The language of the messages: that of the innermost `speaking` block, else `COURSE_LANG`,
+    `en` or `zh` (default `en`)."""
+    if _chosen:
+        return _chosen[-1]
     lang = os.environ.get("COURSE_LANG", "en") or "en"
     if lang not in LANGUAGES:
         raise ValueError(f"COURSE_LANG is {lang!r}; it must be one of {', '.join(LANGUAGES)}")

@@ -7,6 +7,10 @@ import sys
 import time
 from pathlib import Path
 
+# nbformat before the assignments: its JSON-schema format checkers build about forty grammars at
+# import, which takes several times as long once SymPy's objects fill the heap (3-4 s of start-up)
+import nbformat  # noqa: F401
+
 from . import book, config, course, kit, report, sample
 from .execute import SandboxUnavailable
 from .labels import label

@@ -35,8 +35,9 @@ SUBMISSION_TIMEOUT = 600
 RUNNER_RESTARTS = 8
 #: Hidden cases drawn per check (besides the book's public cases).
 HIDDEN_CASES = 6
-#: After grading, the feedback shows the inputs and expected value of a check's first failed hidden case.
-FEEDBACK_SHOWS_HIDDEN_CASE = True
+#: After grading, the feedback shows the inputs of a check's first failed hidden case and the
+#: student's value; its expected value "never", "after_due" (nbgrader's due date) or "always".
+FEEDBACK_SHOWS_EXPECTED = "after_due"
 #: Parallel autograde workers on this machine.
 WORKERS = 2
 #: Gradebook database; relative SQLite paths are resolved against the course root.

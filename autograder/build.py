@@ -6,7 +6,12 @@
     %% setup               read-only code (imports, `check = checker(...)`, given helpers)
     %% code                ordinary code (tables, plots); runs the student's functions
     %% solution f [g ...]  the solution cell: the source of f, g from solutions/<assignment>.py
-    %% check name          the graded test cell of `name` (visible self-check + hidden grading)
+    %% check name          the test cell of `name`: for a graded check (one with hidden draws) the
+                           visible self-check + hidden grading; for a self-check alone, a locked
+                           cell running the self-check
+    %% written name        a written answer graded by hand (nbgrader's manually graded markdown
+                           cell); its body is the rubric, the book's reference answer, which the
+                           release replaces with nbgrader's answer stub
 
 Inside setup and code cells a line `%include package.module:function` is replaced by that
 function's source, so a helper given to students is written once.
@@ -14,8 +19,9 @@ function's source, so a helper given to students is written once.
 Because solution cells are copied from the solution module, the two cannot drift apart.
 
 The Chinese edition (`COURSE_LANG = "zh"`) takes its teaching text from `notebook.zh.md`, which
-holds only `%% markdown` cells: one for each markdown cell of `notebook.md`, in the same order. Code,
-formulas and contracts are shared, so the two editions cannot differ in what a student writes.
+holds only `%% markdown` and `%% written` cells: one for each such cell of `notebook.md`, in the same
+order. Code, formulas and contracts are shared, so the two editions cannot differ in what a student
+writes.
 
 Every notebook ends with a locked summary cell (`check.summary()`, grade id `summary`): in the
 student's notebook it counts the checks right so far; at grading the grader writes it.
@@ -97,23 +103,36 @@ def check_source(name: str) -> str:
     )
 
 
+#: The kinds of cell whose text an edition translates.
+TEXT_KINDS = ("markdown", "written")
+
+
 def template_cells(assignment: str, lang: str) -> list[tuple[str, list[str], str]]:
-    """The template's cells in language `lang`: `notebook.md`, with the markdown cells of
-    `notebook.<lang>.md` in place of the English ones."""
-    template = get(assignment).template
-    cells = parse(template.read_text(encoding="utf-8"))
+    """The template's cells in language `lang`: `notebook.md`, with the markdown and written cells
+    of `notebook.<lang>.md` in place of the English ones."""
+    spec = get(assignment)
+    cells = parse(spec.template.read_text(encoding="utf-8"))
+    written = [args for kind, args, _ in cells if kind == "written"]
+    if written != [[answer.name] for answer in spec.written]:
+        raise ValueError(f"{spec.template}: its %% written cells {written} must be the spec's written answers "
+                         f"{[answer.name for answer in spec.written]}, in that order")
     if lang == "en":
         return cells
-    edition = template.with_name(f"notebook.{lang}.md")
+    edition = spec.template.with_name(f"notebook.{lang}.md")
     texts = parse(edition.read_text(encoding="utf-8"))
-    wrong = [kind for kind, _, _ in texts if kind != "markdown"]
-    markdown = [index for index, (kind, _, _) in enumerate(cells) if kind == "markdown"]
-    if wrong or len(texts) != len(markdown):
-        raise ValueError(f"{edition} must hold exactly {len(markdown)} %% markdown cells (one per markdown cell of "
-                         f"{template.name}); it holds {len(texts)} cells, {len(wrong)} of them not markdown")
-    for index, (_, _, body) in zip(markdown, texts):
-        cells[index] = ("markdown", [], body)
+    translated = [index for index, (kind, _, _) in enumerate(cells) if kind in TEXT_KINDS]
+    if [(kind, args) for kind, args, _ in texts] != [cells[index][:2] for index in translated]:
+        raise ValueError(f"{edition} must hold exactly {len(translated)} %% markdown and %% written cells, one per such cell of "
+                         f"{spec.template.name} in the same order (written cells with the same names); it holds "
+                         f"{[kind for kind, _, _ in texts]}")
+    for index, cell in zip(translated, texts):
+        cells[index] = cell
     return cells
+
+
+def rubric(assignment: str, name: str, lang: str) -> str:
+    """The rubric of one written answer in language `lang`: the body of its `%% written` cell."""
+    return next(body for kind, args, body in template_cells(assignment, lang) if kind == "written" and args == [name])
 
 
 def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.NotebookNode:
@@ -140,13 +159,22 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
                 raise KeyError(f"{assignment}: no function {missing} in solutions/{assignment}.py")
             cell = nbformat.v4.new_code_cell("\n\n\n".join(sources[name] for name in args))
             cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": True, "locked": False, "grade_id": f"solution-{args[0]}"}
-        elif kind == "check":
+        elif kind == "check" and get(assignment).check(args[0]).graded:
             (name,) = args
             cell = nbformat.v4.new_code_cell(check_source(name))
             cell.metadata["nbgrader"] = {
                 **NBGRADER, "grade": True, "solution": False, "locked": True, "grade_id": name,
                 "points": config.points(assignment, name, root),
             }
+        elif kind == "check":
+            (name,) = args
+            cell = nbformat.v4.new_code_cell(f'check("{name}", {name})')
+            cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": False, "locked": True, "grade_id": f"selfcheck-{name}"}
+        elif kind == "written":
+            (name,) = args
+            cell = nbformat.v4.new_markdown_cell(body)
+            cell.metadata["nbgrader"] = {**NBGRADER, "grade": True, "solution": True, "locked": False, "grade_id": name,
+                                         "points": config.points(assignment, name, root)}
         else:
             raise ValueError(f"{assignment}: unknown cell kind {kind!r}")
         cell.id = f"{kind}-{index:02d}"

@@ -7,10 +7,10 @@ public half: the cases' comparison, the report and the self-check.
 from __future__ import annotations
 
 import copy
-import hashlib
 import random
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable
 
@@ -21,6 +21,7 @@ from rnnkit.compare import compare
 from rnnkit.helpers import CALLS
 
 from . import catalogue
+from .attempts import Attempt
 from .sandbox import RemoteFunction
 from .symbolic import public_value
 
@@ -49,6 +50,13 @@ class Check:
     reveal: bool = True
     call: str = "plain"
     probes: tuple[Callable, ...] = ()
+
+    @property
+    def graded(self) -> bool:
+        """Whether the check earns points. Only a check with hidden draws does: a point is earned only
+        on a case the student could not read. One without is a self-check (a judgement the book
+        answers in 11.8/12.8), whose points belong to a written answer graded by hand."""
+        return self.draw is not None
 
     @property
     def rules(self) -> Rules:
@@ -83,18 +91,12 @@ def fails_public_cases(assignment: str, name: str, fn: Callable, timeout: float)
     of its own check wrong (False when the submission has no such function)."""
     from .assignments import get
 
-    other = fn.session.function(name, fn.timeout) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
+    check = get(assignment).check(name)
+    other = fn.session.function(name, fn.timeout, check.call) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
     if not callable(other):
         return False
-    check = get(assignment).check(name)
     report = run_cases(assignment, name, other, public_cases(check), check.rules, timeout=timeout)
     return report.passed < len(report.results)
-
-
-def seed(student: str, assignment: str, check: str) -> int:
-    """A stable 64-bit seed for one student's hidden cases of one check."""
-    digest = hashlib.sha256(f"{student}\x1f{assignment}\x1f{check}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
 
 
 def public_cases(check: Check, *, labelled: bool = True) -> list[tuple[Case, bool, Any]]:
@@ -111,18 +113,47 @@ def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
     return [(c, True, check.expected(c)) for c in check.public()]
 
 
-def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
-    """`count` seeded draws with their references; a draw on which any catalogued mistake is
-    right is drawn again."""
+def value_key(value: Any) -> str:
+    """A value by what it holds, whatever holds it (arrays and lists, tuples, Fractions and floats
+    alike), to tell a draw that repeats a public case's inputs or answer."""
+    def canonical(value):
+        if isinstance(value, np.ndarray):
+            return canonical(value.tolist())
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [canonical(item) for item in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)]
+        if isinstance(value, dict):
+            return sorted((str(key), canonical(item)) for key, item in value.items())
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, (int, float, Fraction, np.number)):
+            return float(value)
+        return repr(value)  # a Real reference by its digits; a given helper by its state
+
+    return repr(canonical(value))
+
+
+def inputs_key(case: Case) -> str:
+    """The inputs of a case by value (`value_key`)."""
+    return value_key([list(case.args), case.kwargs])
+
+
+def hidden_cases(assignment: str, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+    """`count` draws of one attempt (`Attempt.seed`) with their references; a draw that repeats a
+    public case's inputs or answer, or on which any catalogued mistake is right, is drawn again."""
     if check.draw is None:
         return []
-    rng = random.Random(seed(student, assignment, check.name))
+    rng = random.Random(attempt.seed(assignment, check.name))
     entries = catalogue.for_check(assignment, check.name)
+    public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
     cases = []
     for index in range(count):
         for _ in range(max_tries):
             case = check.draw(rng)
+            if inputs_key(case) in public:  # the kit holds its answer
+                continue
             expected = check.expected(case)
+            if value_key(expected) in public:  # a typed-in book answer would be right
+                continue
             if not any(
                 (output := mistaken_output(entry, check, case)) is not None
                 and compare(output, expected, exact=check.exact, rtol=check.rtol).ok
@@ -135,10 +166,11 @@ def hidden_cases(assignment: str, check: Check, student: str, count: int, max_tr
     return cases
 
 
-def grade(assignment: str, check: Check, fn: Callable, *, student: str, hidden: int, timeout: float, points: float) -> Report:
-    """Run `check` on the student's `fn`: public cases, then `hidden` seeded cases, with the
-    catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's probes."""
-    cases = public_cases(check) + hidden_cases(assignment, check, student, hidden)
+def grade(assignment: str, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float) -> Report:
+    """Run `check` on the student's `fn`: the book's public cases, then `hidden` cases of this attempt,
+    with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
+    probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`)."""
+    cases = public_cases(check) + hidden_cases(assignment, check, attempt, hidden)
     wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(assignment, name, fn, timeout))
     return run_cases(assignment, check.name, fn, cases, check.rules, points=points, timeout=timeout,
                      diagnose=lambda got, case: diagnose(assignment, check, got, case, wrong), probes=check.probes)

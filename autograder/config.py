@@ -82,7 +82,7 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     admission.install()
     c.ExchangeFactory.collect = "autograder.collect.SafeCollect"
     c.ZipCollectApp.collector_plugin = "autograder.collect.RosterCollector"
-    c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = root
+    c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
     c.TrustedExecute.submission_timeout = float(getattr(settings, "SUBMISSION_TIMEOUT", 600))
     c.TrustedExecute.runner_restarts = int(getattr(settings, "RUNNER_RESTARTS", 8))
     c.TrustedExecute.work_limit_mb = int(getattr(settings, "WORK_LIMIT_MB", 256))
@@ -92,7 +92,14 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.TrustedExecute.memory_limit_mb = int(getattr(settings, "MEMORY_LIMIT_MB", 2048))
     c.TrustedExecute.output_limit_kb = int(getattr(settings, "OUTPUT_LIMIT_KB", 256))
     c.TrustedExecute.process_limit = int(getattr(settings, "PROCESS_LIMIT", 64))
-    c.TrustedExecute.feedback_shows_hidden_case = bool(getattr(settings, "FEEDBACK_SHOWS_HIDDEN_CASE", True))
+    c.TrustedExecute.course_id = settings.COURSE_ID
+    c.RevealExpected.shows_expected = getattr(settings, "FEEDBACK_SHOWS_EXPECTED", "after_due")
+    c.RevealExpected.course_id = settings.COURSE_ID
+    from nbgrader.converters.generate_feedback import GenerateFeedback
+
+    from .reveal import RevealExpected
+
+    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected]
     import nbgrader
 
     # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
@@ -129,16 +136,17 @@ def _sanitize_preprocessors() -> list:
 
 def _autograde_preprocessors() -> list:
     """nbgrader's autograde pipeline with Execute replaced by the trusted one (student cells in a
-    sandboxed runner, grade cells scored by the grader), and what the student wrote sanitised
-    right after it."""
+    sandboxed runner, grade cells scored by the grader), what the student wrote sanitised right
+    after it, and the rubric shown below each written answer."""
     from nbgrader.converters.autograde import Autograde
     from nbgrader.preprocessors import Execute
 
     from .execute import TrustedExecute
     from .sanitize import SanitizeStudentHTML
+    from .written import ShowRubric
 
     pipeline = [TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
-    return [*pipeline[:1], SanitizeStudentHTML, *pipeline[1:]]
+    return [*pipeline[:1], SanitizeStudentHTML, ShowRubric, *pipeline[1:]]
 
 
 def __getattr__(name: str):

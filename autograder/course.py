@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import build, config
+from . import attempts, build, config
 from .layout import Course
 
 BIN = Path(sys.executable).parent
@@ -98,6 +98,7 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
             f"autograder/assignments/{name}/notebook.md and solutions/{name}.py, and release would overwrite it. "
             f"Make the change in autograder/assignments/{name}/notebook.md or solutions/{name}.py, "
             f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
+    attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
     done = []
     for name in tqdm(names, desc="release", unit="assignment"):
         path = build.write_source(name, course.root)

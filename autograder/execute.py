@@ -16,6 +16,7 @@ from pathlib import Path
 
 import jsonschema
 import nbformat
+from nbgrader.api import Gradebook
 from nbgrader.nbgraderformat import MetadataValidator, SchemaTooNewError, SchemaTooOldError, ValidationError
 from nbgrader.nbgraderformat.common import BaseMetadataValidator
 from nbgrader.preprocessors import NbGraderPreprocessor
@@ -25,6 +26,7 @@ from rnnkit import messages
 from rnnkit.selfcheck import summary_lines
 
 from .assignments import get
+from .attempts import Attempt, cells_digest, read_secret
 from .build import SUMMARY
 from .checks import grade
 from .sandbox import Budget, Limits, Session, zygote
@@ -55,20 +57,19 @@ class TrustedExecute(NbGraderPreprocessor):
     memory_limit_mb = Integer(2048, help="Memory of a runner, in MB.").tag(config=True)
     output_limit_kb = Integer(256, help="Output kept per cell, in KB.").tag(config=True)
     process_limit = Integer(64, help="Processes a submission may run at once.").tag(config=True)
-    feedback_shows_hidden_case = Bool(True, help="Show the inputs and expected value of a check's first failed "
-                                                 "hidden case in its grade cell (and so in the feedback).").tag(config=True)
     work_limit_mb = Integer(256, help="Size of a runner's work folder (a tmpfs), in MB.").tag(config=True)
     submission_timeout = Float(600.0, help="Seconds of runner time one submission may take in all, replays of "
                                            "earlier cells after a restart included.").tag(config=True)
     runner_restarts = Integer(8, help="Times one submission's runner may be started again after it died.").tag(config=True)
-    course_root = Unicode("", help="The course root.").tag(config=True)
+    course_root = Unicode("", help="The course root (where the course secret is).").tag(config=True)
+    course_id = Unicode("default_course", help="nbgrader's course id, to read the gradebook.").tag(config=True)
     unsandboxed = Bool(False, help="Grade even where this machine gives no isolation (student code then runs with "
                                    "only rlimits and its own session).").tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         spec = get(resources["nbgrader"]["assignment"])
-        student = resources["nbgrader"]["student"]
-        checks = {check.name for check in spec.checks}
+        attempt = self._attempt(nb, resources)
+        checks = {check.name for check in spec.checks if check.graded}
         self.log.info("sandbox: %s", isolation_in_force(zygote().isolation, self.unsandboxed))
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
@@ -81,20 +82,29 @@ class TrustedExecute(NbGraderPreprocessor):
                 count += 1
                 grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")  # put back from the gradebook (sanitize.RestoreCellMetadata)
                 if grade_id in checks:
-                    cell.outputs = self._grade(spec, cell, session, student, count, right)
+                    cell.outputs = self._grade(spec, cell, session, attempt, count, right)
                 elif grade_id == SUMMARY:
-                    text = "\n".join(summary_lines([check.name for check in spec.checks], right)) + "\n"
+                    text = "\n".join(summary_lines([check.name for check in spec.graded], right, [answer.name for answer in spec.written])) + "\n"
                     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
                 else:
                     cell.outputs = session.run_cell(cell.source)
                 cell.execution_count = count
         return nb, resources
 
-    def _grade(self, spec, cell, session: Session, student: str, count: int, right: dict[str, bool]) -> list:
+    def _attempt(self, nb: nbformat.NotebookNode, resources: dict) -> Attempt:
+        """This submission's attempt: the course secret, the student, nbgrader's submission timestamp
+        (from the gradebook, which autograde has just updated) and the digest of the cells handed in."""
+        about = resources["nbgrader"]
+        with Gradebook(about["db_url"], self.course_id) as gradebook:
+            timestamp = gradebook.find_submission(about["assignment"], about["student"]).timestamp
+        return Attempt(read_secret(self.course_root), about["student"], timestamp.isoformat() if timestamp else "", cells_digest(nb))
+
+    def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, bool]) -> list:
         name = cell.metadata["nbgrader"]["grade_id"]
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
-            report = grade(spec.name, spec.check(name), session.function(name, self.call_timeout), student=student,
+            check = spec.check(name)
+            report = grade(spec.name, check, session.function(name, self.call_timeout, check.call), attempt=attempt,
                            hidden=self.hidden_cases, timeout=0, points=points)
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, student, traceback.format_exc())
@@ -107,7 +117,9 @@ class TrustedExecute(NbGraderPreprocessor):
         right[name] = report.passed == len(report.results)
         result = {"check": name, "score": report.score, "points": points, "misconceptions": report.misconceptions,
                   "cases": [{"label": r.label, "public": r.public, "ok": r.ok, "misconception": r.misconception} for r in report.results]}
-        return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True, show_hidden=self.feedback_shows_hidden_case)) + "\n"),
+        if (first := report.first_hidden_failure) and first.expected:
+            result["hidden_failure"] = {"label": first.label, "expected": first.expected}  # for the feedback (autograder.reveal)
+        return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
                 nbformat.v4.new_output("execute_result", data={"text/plain": repr(report.score)},
                                        metadata={RESULT_KEY: result}, execution_count=count)]
 

@@ -50,6 +50,8 @@ class Row:
     max_score: float
     misconceptions: list[str] = field(default_factory=list)
     cases: list[dict] = field(default_factory=list)
+    #: a written answer (or a refused submission's cell) no TA has graded yet
+    needs_manual: bool = False
 
     @property
     def lost(self) -> float:
@@ -185,25 +187,26 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
                     data.submissions[(name, student)] = Submission(student, name, float(score or 0.0), float(penalty or 0.0),
                                                                    data.max_scores[name], _text(timestamp))
             grades = defaultdict(list)
-            for student, notebook, grade_id, score, maximum in (
-                    gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score)
+            for student, notebook, grade_id, score, maximum, manual in (
+                    gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
+                                       Grade.needs_manual_grade)
                     .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
                     .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
                     .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
                     .join(BaseCell, Grade.cell_id == BaseCell.id)
                     .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
                 if (name, student) in data.submissions:
-                    grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0)))
+                    grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0), bool(manual)))
             for student in sorted(grades):
                 results = {}
                 for notebook in sorted({entry[0] for entry in grades[student]}):
                     path = course.autograded(student, name) / f"{notebook}.ipynb"
                     results[notebook] = results_in(path) if path.is_file() else {}
                 rows = []
-                for notebook, grade_id, score, maximum in grades[student]:
+                for notebook, grade_id, score, maximum, manual in grades[student]:
                     result = results[notebook].get(grade_id, {})
                     rows.append(Row(student, name, grade_id, score, maximum,
-                                    list(result.get("misconceptions", [])), list(result.get("cases", []))))
+                                    list(result.get("misconceptions", [])), list(result.get("cases", [])), manual))
                 rows.sort(key=lambda row: position.get(row.grade_id, len(position)))
                 data.rows += rows
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
@@ -305,18 +308,20 @@ def _pad(text: str, width: int, right: bool = False) -> str:
 
 
 def score_table(rows: list[Row]) -> str:
-    """A plain-text table: one line per student and assignment, with the misconceptions named
-    (headers in the course language)."""
-    totals: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, []])
+    """A plain-text table: one line per student and assignment, with the cells still to grade by
+    hand (written answers, flagged cells) and the misconceptions named (headers in the course
+    language)."""
+    totals: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, 0, []])
     for row in rows:
         entry = totals[(row.student, row.assignment)]
         entry[0] += row.score
         entry[1] += row.max_score
-        entry[2] += [m for m in row.misconceptions if m not in entry[2]]
+        entry[2] += row.needs_manual
+        entry[3] += [m for m in row.misconceptions if m not in entry[3]]
     lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} "
-             f"{_pad(label('table.score'), 11, right=True)}  {label('table.misconceptions')}"]
-    for (student, assignment), (score, maximum, named) in sorted(totals.items()):
-        lines.append(f"{student:<12} {assignment:<16} {score:>5.2f}/{maximum:<5.1f}  {', '.join(named) or '-'}")
+             f"{_pad(label('table.score'), 11, right=True)}  {_pad(label('table.by_hand'), 10, right=True)}  {label('table.misconceptions')}"]
+    for (student, assignment), (score, maximum, pending, named) in sorted(totals.items()):
+        lines.append(f"{student:<12} {assignment:<16} {score:>5.2f}/{maximum:<5.1f}  {pending or '-':>10}  {', '.join(named) or '-'}")
     return "\n".join(lines)
 
 
@@ -437,6 +442,9 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
         facts += [_h("report.fact.mean", value=f"<b>{sum(totals) / len(totals):.2f}</b>"),
                   _h("report.fact.median", value=f"<b>{median:.2f}</b>"),
                   _h("report.fact.full_marks", count=f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b>")]
+    waiting = [row for row in data.rows_of(assignment) if row.needs_manual]
+    if waiting:
+        facts.append(_h("report.fact.needs_manual", count=f"<b>{len({row.student for row in waiting})}</b>", cells=str(len(waiting))))
     parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
     if 0 < len(missing) <= 12:
         parts.append(f'<p class="note">{_h("report.not_submitted", students=_people(missing))}</p>')
@@ -518,6 +526,8 @@ def _student_table(data: ClassData) -> list[str]:
         named[(row.assignment, row.student)] += [m for m in row.misconceptions if m not in named[(row.assignment, row.student)]]
     not_submitted = html.escape(label("report.cell.not_submitted"))
     none_named = label("report.cell.no_misconception")
+    waiting = {(row.assignment, row.student) for row in data.rows if row.needs_manual}
+    manual = f' <span class="note" title="{html.escape(label("report.cell.needs_manual"))}">&#9998;</span>'  # a pencil
     for student in data.students:
         name = html.escape(student.id) + (f' <span class="note">{html.escape(student.display)}</span>' if student.display != student.id else "")
         cells = [f'<td class="id">{name}</td>']
@@ -528,7 +538,7 @@ def _student_table(data: ClassData) -> list[str]:
             else:
                 title = html.escape(", ".join(named[(a, student.id)]) or none_named)
                 cells.append(f'<td class="num" title="{title}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
-                             f"{_num(sub.score)}</td>")
+                             f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}</td>")
         total = data.total(student.id)
         cells.append(f'<td class="num" style="{_shade(total / data.max_total if data.max_total else 1)}"><b>{_num(total)}</b></td>')
         parts.append("<tr>" + "".join(cells) + "</tr>")

@@ -283,11 +283,13 @@ class Runner:
         outputs = reply.get("outputs")
         return [node for node in map(_output, outputs if isinstance(outputs, list) else []) if node is not None]
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float) -> Any:
-        """One call of the student's function `name`; raises StudentFailure or RunnerDied.
-        A check's arguments that the codec cannot carry are a bug of the check: CodecError."""
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> Any:
+        """One call of the student's function `name` (held to "returns copies" where `copies`);
+        raises StudentFailure or RunnerDied. A check's arguments that the codec cannot carry are a
+        bug of the check: CodecError."""
         timeout = self._limit(timeout)
-        message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout}
+        message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
+                   "copies": copies}
         reply = self.request(message, timeout + GRACE)
         if "value" in reply:
             try:
@@ -384,8 +386,11 @@ class Session:
         self.replay.append(source)
         return outputs
 
-    def function(self, name: str, timeout: float) -> "RemoteFunction":
-        return RemoteFunction(self, name, timeout)
+    def function(self, name: str, timeout: float, call: str = "plain") -> "RemoteFunction":
+        """The student's function `name`, called in the runner; `call` is the check's way of calling
+        it (`rnnkit.helpers.CALLS`), of which the runner itself holds a call to "returning copies"
+        (only there are the arrays it was given, and its result's memory, to be seen)."""
+        return RemoteFunction(self, name, timeout, copies=call == "returning_copies")
 
     def close(self) -> None:
         if self.runner is not None:
@@ -445,8 +450,9 @@ class RemoteFunction:
     one limit per check, not one per case.
     """
 
-    def __init__(self, session: Session, name: str, timeout: float, handle: str | None = None, origin: "RemoteFunction | None" = None):
-        self.session, self.name, self.timeout, self.handle = session, name, timeout, handle
+    def __init__(self, session: Session, name: str, timeout: float, handle: str | None = None, origin: "RemoteFunction | None" = None,
+                 copies: bool = False):
+        self.session, self.name, self.timeout, self.handle, self.copies = session, name, timeout, handle, copies
         self.origin = origin or self
         self.died = False
 
@@ -463,9 +469,9 @@ class RemoteFunction:
             raise StudentFailure("check.runner_died", name=self.name) from None
 
     def __call__(self, *args, **kwargs) -> Any:
-        return self._guard(lambda runner: runner.call(self.handle or self.name, args, kwargs, self.timeout))
+        return self._guard(lambda runner: runner.call(self.handle or self.name, args, kwargs, self.timeout, self.copies))
 
     def fresh(self) -> "RemoteFunction":
         """A copy with pristine default values, made in the runner (see `rnnkit.helpers.fresh`)."""
         handle = self._guard(lambda runner: runner.fresh(self.handle or self.name))
-        return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin)
+        return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin, self.copies)

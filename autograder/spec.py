@@ -15,6 +15,15 @@ from .config import REPO_ROOT
 
 
 @dataclass(frozen=True)
+class Written:
+    """A written answer, graded by hand: its grade id (`<exercise>_written`) and points. Its question
+    and rubric (the book's reference answer) are the `%% written` cell of the notebook template."""
+
+    name: str
+    points: float = 1
+
+
+@dataclass(frozen=True)
 class Assignment:
     """One assignment: its checks (with points, references, drawers, rules and probes), the module
     that registers its catalogued mistakes (`autograder.catalogue.mistake`), its SymPy engine
@@ -27,6 +36,7 @@ class Assignment:
     reference: ModuleType = field(repr=False)
     folder: Path = field(repr=False)
     solutions_file: Path | None = field(default=None, repr=False)
+    written: tuple[Written, ...] = ()
 
     @property
     def template(self) -> Path:
@@ -45,14 +55,27 @@ class Assignment:
                 return check
         raise KeyError(f"{self.name} has no check {name!r}; it has {[c.name for c in self.checks]}")
 
+    @property
+    def graded(self) -> tuple[Check, ...]:
+        """The checks that earn points (`Check.graded`), in notebook order."""
+        return tuple(check for check in self.checks if check.graded)
+
     def points(self, grade_id: str, overrides: dict | None = None) -> float:
-        """The points of one check: course_config.POINTS[assignment][grade_id] if set, else the check's."""
-        return float((overrides or {}).get(self.name, {}).get(grade_id, self.check(grade_id).points))
+        """The points of one check or written answer: course_config.POINTS[assignment][grade_id] if
+        set, else its own; a self-check (`Check.graded` False) earns none."""
+        own = next((answer.points for answer in self.written if answer.name == grade_id), None)
+        if own is None:
+            check = self.check(grade_id)
+            if not check.graded:
+                return 0.0
+            own = check.points
+        return float((overrides or {}).get(self.name, {}).get(grade_id, own))
 
     def public_half(self, overrides: dict | None = None) -> dict[str, Any]:
-        """What the student kit stores: per check its points, rules and book cases, each with the
-        expected value and the catalogued mistakes' outputs on it (those that differ), and the
-        function each mistake of a function the check calls replaces (`callees`)."""
+        """What the student kit stores: per check its points (0 for a self-check), rules and book
+        cases, each with the expected value and the catalogued mistakes' outputs on it (those that
+        differ), and the function each mistake of a function the check calls replaces (`callees`);
+        and the points of each written answer (graded by hand; no rubric)."""
         from .catalogue import for_check
         from .checks import mistaken_output
         from rnnkit.compare import compare
@@ -71,5 +94,6 @@ class Assignment:
             checks[check.name] = {"points": self.points(check.name, overrides), "cases": cases,
                                   "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
                                   "callees": {entry.id: entry.function for entry in for_check(self.name, check.name) if entry.function != check.name}}
-        return {"assignment": self.name, "checks": checks}
+        return {"assignment": self.name, "checks": checks,
+                "written": {answer.name: self.points(answer.name, overrides) for answer in self.written}}
 

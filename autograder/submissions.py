@@ -28,8 +28,8 @@ def filled(release_notebook: Path, assignment: str, mistake: catalogue.Mistake |
     notebook = nbformat.read(release_notebook, as_version=4)
     sources = function_sources(assignment)
     for cell in notebook.cells:
-        if not cell.metadata.get("nbgrader", {}).get("solution"):
-            continue
+        if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("solution"):
+            continue  # a written answer is the student's own words: left as released
         parts = []
         for name in _defined(cell.source):
             if mistake is not None and name == mistake.function:

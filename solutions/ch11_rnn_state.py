@@ -1,8 +1,9 @@
 """Reference solution of ch11_rnn_state: the solution regions of its source notebook, cell for cell.
 
 `load_model` is given, not a stub: the notebook defines it in its setup cell, and the same function
-is imported here (from the kit's `rnnkit.helpers`, which the build copies into that cell) so that the
-exercise answers below can read the book's model too.
+is imported here (from the kit's `rnnkit.helpers`, which the build copies into that cell).
+Exercises 11.7.1 and 11.7.2 take the model as an argument: the notebook asks them of the book's
+model, the grader of others.
 """
 
 import numpy as np
@@ -97,34 +98,39 @@ def min_fillers_to_flip(model):
     ### END SOLUTION
 
 
-def ex_11_7_1():
-    """Exercise 11.7.1 with the book's model: the fewest fillers that make the RNN choose red, and the
-    final state and logits with that many fillers.
+def ex_11_7_1(model):
+    """Exercise 11.7.1 for `model` (a dict with the keys of `load_model()`, one that flips within 100
+    fillers): the fewest fillers between `blue` and `key is` that make the RNN choose the first
+    candidate, and the final state and logits with that many fillers. Leave `model` unchanged.
 
-    Return a dict {"min_fillers": int, "final_h": [.., ..], "logits": [.., ..]}.
+    Return a dict {"min_fillers": int, "final_h": (2,) array, "logits": (2,) array}.
     """
     ### BEGIN SOLUTION
-    book = load_model()
-    ids = book["vocabulary"]
-    fillers = min_fillers_to_flip(book)
-    sequence = [ids["blue"]] + [ids["filler"]] * fillers + [ids["key"], ids["is"]]
-    final = run_rnn(sequence, book)[-1]
-    return {"min_fillers": fillers, "final_h": final["h"], "logits": final["logits"]}
+    ids = model["vocabulary"]
+    fillers = min_fillers_to_flip(model)
+    h = np.zeros(len(model["b_h"]))
+    for token in [ids["blue"]] + [ids["filler"]] * fillers + [ids["key"], ids["is"]]:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
+    return {"min_fillers": fillers, "final_h": h, "logits": output_logits(h, model["W_y"], model["b_y"])}
     ### END SOLUTION
 
 
-def ex_11_7_2():
-    """Exercise 11.7.2: set both diagonal entries of the recurrent matrix W_h to 1 (nothing else
-    changes) and read the long blue input.
+def ex_11_7_2(model):
+    """Exercise 11.7.2 for `model` (a dict with the keys of `load_model()`): set both diagonal entries
+    of the recurrent matrix W_h to 1 (nothing else changes) and read `model["inputs"]["long_blue"]`.
+    Work on a copy: leave `model` unchanged.
 
-    Return a dict {"final_h": [.., ..], "logits": [.., ..], "choice": "red" or "blue"}.
+    Return a dict {"final_h": (2,) array, "logits": (2,) array, "choice": an entry of `model["candidates"]`}.
     """
     ### BEGIN SOLUTION
-    book = load_model()
-    W_h = book["W_h"].copy()
+    W_h = np.array(model["W_h"], dtype=float)  # a copy: the caller's W_h stays as it was
     np.fill_diagonal(W_h, 1.0)
-    final = run_rnn(book["inputs"]["long_blue"], {**book, "W_h": W_h})[-1]
-    return {"final_h": final["h"], "logits": final["logits"], "choice": choose(final["probs"], book["candidates"])}
+    h = np.zeros(len(model["b_h"]))
+    for token in model["inputs"]["long_blue"]:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], W_h, model["b_h"])
+    logits = output_logits(h, model["W_y"], model["b_y"])
+    # softmax keeps the order of the logits; argmax takes the first of equal ones (the tie rule)
+    return {"final_h": h, "logits": logits, "choice": model["candidates"][int(np.argmax(logits))]}
     ### END SOLUTION
 
 

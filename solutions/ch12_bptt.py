@@ -115,22 +115,24 @@ def clip_by_global_norm(grads, max_norm):
     ### END SOLUTION
 
 
-def ex_12_7_1():
-    """Exercise 12.7.1: the rate reaching the earlier state, starting from 2 across four edges.
-
-    Return a dict {"factor 0.5": ..., "factor 1.5": ...} of exact values (Fraction).
+def ex_12_7_1(rate, factor, distance):
+    """Exercise 12.7.1: a loss rate `rate` at a later state is carried back across `distance` edges,
+    each with local rate `factor`. Returns the rate that reaches the earlier state (exact: Fraction
+    in, Fraction out). The book asks it for rate 2 and four edges of factor 0.5, then 1.5.
     """
     ### BEGIN SOLUTION
-    return {"factor 0.5": 2 * signal_multiplier(Fraction(1, 2), 4), "factor 1.5": 2 * signal_multiplier(Fraction(3, 2), 4)}
+    return rate * signal_multiplier(factor, distance)
     ### END SOLUTION
 
 
-def ex_12_7_2():
-    """Exercise 12.7.2: the contribution the last-use-only program misses, and the correct new w.
-
-    Return a dict {"missing contribution": ..., "w_new": ...} of exact values (Fraction).
+def ex_12_7_2(xs, w, target, lr):
+    """Exercise 12.7.2 for h_t = x_t + w h_{t-1} from h_0 = 0 and L = 1/2 (h_T - target)^2: a program
+    that counts only the last read of w misses the other contributions. Returns a dict of exact values
+    (Fraction): "missing contribution" (the sum of the contributions of every read but the last) and
+    "w_new" (w after one SGD step with learning rate lr and the full gradient). The book asks it for
+    Example 12.1 with learning rate 0.1.
     """
     ### BEGIN SOLUTION
-    table = bptt_scalar([1, 0, 0], Fraction(1, 2), 1)
-    return {"missing contribution": table["contributions"][1], "w_new": sgd_update(Fraction(1, 2), table["grad"], Fraction(1, 10))}
+    table = bptt_scalar(xs, w, target)
+    return {"missing contribution": sum(table["contributions"][:-1]), "w_new": sgd_update(w, table["grad"], lr)}
     ### END SOLUTION

@@ -103,37 +103,30 @@ def gru_param_count(D, H):
     ### END SOLUTION
 
 
-def ex_12_7_4():
-    """Exercise 12.7.4: old cell 0.8, forget gate 0.5, input gate 0.25, candidate -0.4, output gate 1.
+def ex_12_7_4(c_prev, f, i, g, o):
+    """Exercise 12.7.4: one LSTM cell with old cell c_prev, forget gate f, input gate i, candidate g and
+    output gate o, and again with the output gate changed to 0.
 
-    Return a dict with the exact (Fraction) "kept" (f * c_prev) and "written" (i * g) parts, the new
-    cell "c" and hidden value "h", and "c with o = 0" and "h with o = 0" when the output gate is 0.
+    Returns a dict: the exact (Fraction in, Fraction out) "kept" (f * c_prev) and "written" (i * g)
+    parts, the new cell "c", the hidden value "h" (through tanh, a float), and "c with o = 0" and
+    "h with o = 0". The book asks it for cell 0.8, f 0.5, i 0.25, g -0.4, o 1.
     """
     ### BEGIN SOLUTION
-    c_prev, f, i, g = Fraction(4, 5), Fraction(1, 2), Fraction(1, 4), Fraction(-2, 5)
-    c, h = lstm_cell_update(c_prev, f, i, g, 1)
-    c_closed, h_closed = lstm_cell_update(c_prev, f, i, g, 0)
-    return {"kept": f * c_prev, "written": i * g, "c": c, "h": h, "c with o = 0": c_closed, "h with o = 0": h_closed}
+    kept, written = f * c_prev, i * g
+    c = kept + written
+    tanh_c = np.tanh(np.asarray(c, dtype=float))
+    return {"kept": kept, "written": written, "c": c, "h": o * tanh_c, "c with o = 0": c, "h with o = 0": 0 * tanh_c}
     ### END SOLUTION
 
 
-def ex_12_7_5():
-    """Exercise 12.7.5: the GRU of section 12.4.2 with update gate z = 1 and reset gate r = 0.
+def ex_12_7_5(h_prev, z, r, candidate):
+    """Exercise 12.7.5: the final mix of the GRU of section 12.4.2 (Cho's convention) for old state
+    h_prev, update gate z and reset gate r, with the candidate g already computed (r acted inside it).
 
-    Return a dict:
-      "keep weight": the weight of the kept branch h_prev in the final mix (exact);
-      "candidate weight": the weight of the candidate branch g (exact);
-      "h for h_prev = 0.8": the new state when h_prev = 0.8 (exact);
-      "options": the set of letters of the true statements:
-        A. The new state is zero, because the reset gate is zero.
-        B. The new state equals h_prev exactly.
-        C. The update gate z decides how much of h_prev is kept directly, and 1 - z how much of the candidate enters.
-        D. The reset gate r only scales the old state inside the candidate computation.
-        E. The reset gate r scales the directly kept branch z * h_prev.
-        F. In the complementary convention h = (1 - z) h_prev + z g, the same gate values would give h = g instead.
+    Returns a dict of exact values (Fraction in, Fraction out): "keep weight" (the weight of the kept
+    branch h_prev in the mix), "candidate weight" (the weight of g) and "h" (the new state). The book
+    asks it for z = 1, r = 0, h_prev = 0.8.
     """
     ### BEGIN SOLUTION
-    z = Fraction(1)
-    h_prev = Fraction(4, 5)
-    return {"keep weight": z, "candidate weight": 1 - z, "h for h_prev = 0.8": z * h_prev, "options": {"B", "C", "D", "F"}}
+    return {"keep weight": z, "candidate weight": 1 - z, "h": z * h_prev + (1 - z) * candidate}
     ### END SOLUTION

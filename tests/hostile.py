@@ -32,12 +32,12 @@ def _reference(root: Path) -> nbformat.NotebookNode:
 
 
 def _first_solution_cell(notebook) -> nbformat.NotebookNode:
-    return next(cell for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution"))
+    return next(cell for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"))
 
 
 def _every_solution_cell(notebook, code: str) -> nbformat.NotebookNode:
     for cell in notebook.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution"):
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
             cell.source = code + "\n" + cell.source
     return notebook
 
@@ -58,7 +58,7 @@ def _with_sgd_update(notebook, prefix: str, body: str) -> nbformat.NotebookNode:
 def _defined_by(notebook, template: str) -> nbformat.NotebookNode:
     """Every solution cell defines its functions by `template` (with {name})."""
     for cell in notebook.cells:
-        if cell.metadata.get("nbgrader", {}).get("solution"):
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
             names = [line.split("(")[0][4:] for line in cell.source.splitlines() if line.startswith("def ")]
             cell.source = "\n".join(template.replace("{name}", name) for name in names)
     return notebook
@@ -126,6 +126,35 @@ for folder in [Path.cwd(), *Path.cwd().parents]:
         pass
 """
 
+#: Answers looked up in the kit's own data: the book's cases with their expected values; any other
+#: input gets the book's first answer, as a typed-in book value would.
+_KIT_LOOKUP = """
+import numpy as np
+from rnnkit.compare import Real
+from rnnkit.selfcheck import public_checks
+def _plain(value):
+    if isinstance(value, Real):
+        return float(value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_plain(item) for item in value)
+    return value
+def _same(a, b):
+    try:
+        return repr(np.asarray(a, dtype=object).tolist()) == repr(np.asarray(b, dtype=object).tolist())
+    except Exception:
+        return repr(a) == repr(b)
+def _lookup(name):
+    cases = public_checks("ch12_bptt")[name]["cases"]
+    def fn(*args, **kwargs):
+        for case in cases:
+            if len(case["args"]) == len(args) and all(_same(a, b) for a, b in zip(case["args"], args)) and case["kwargs"] == kwargs:
+                return _plain(case["expected"])
+        return _plain(cases[0]["expected"])
+    return fn
+"""
+
 _FRACTION_EVERYTHING = """
 from fractions import Fraction
 class Everything(Fraction):
@@ -183,6 +212,7 @@ def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
         "tampered-tests": _tampered(_stub(root)),
         "html-injector": _injected(_stub(root)),
         "slow-replay": _slow_replay(_stub(root)),
+        "kit-lookup": _defined_by(_stub(root), _KIT_LOOKUP + "\n{name} = _lookup('{name}')"),
     }
 
 

@@ -19,8 +19,10 @@ import pytest
 from nbconvert import HTMLExporter
 from nbgrader.api import Gradebook
 
-from autograder import config, report
+from autograder import build, config, report
+from autograder.assignments import get
 from autograder.course import export, feedback
+from autograder.labels import label
 
 from . import hostile
 from .browser import LOAD_MS, login, start_server
@@ -44,8 +46,8 @@ def _submission_ids(root) -> dict[str, str]:
 def _grade_cells(page) -> dict[str, tuple[str, str]]:
     """grade id -> (score shown, text of the cell) of formgrader's grade cells, once its scripts showed
     the scores (a manual score in the box, else the autograded one as its placeholder)."""
-    page.wait_for_function("() => { const s = document.querySelectorAll('input.score');"
-                           " return s.length > 0 && [...s].every(i => (i.value || i.placeholder) !== '') }", timeout=15_000)
+    page.wait_for_function("() => window.formgrader && formgrader.grades && formgrader.grades.loaded"
+                           " && document.querySelectorAll('input.score').length > 0", timeout=15_000)
     cells = page.evaluate("() => [...document.querySelectorAll('input.score')]"
                           ".map(i => [i.id, i.value || i.placeholder, i.closest('div.cell').innerText])")
     return {grade_id: (shown, text) for grade_id, shown, text in cells}
@@ -55,7 +57,7 @@ def _reports(root, student: str) -> dict[str, str]:
     """grade id -> first line of the grader's report in the autograded notebook's grade cell."""
     notebook = nbformat.read(root / "autograded" / student / A / f"{A}.ipynb", as_version=4)
     return {cell.metadata.nbgrader.grade_id: next(o.text for o in cell.outputs if o.output_type == "stream").splitlines()[0]
-            for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")}
+            for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")}
 
 
 @pytest.fixture(scope="module")
@@ -100,11 +102,18 @@ def test_formgrader_shows_the_graders_report_and_score_in_each_grade_cell(graded
     seen = visit(instructor, f"{served_class.url}/formgrader/submissions/{sid}/", FLAG, read=_grade_cells)
     assert seen.status == 200, served_class.tail()
     assert 'id="toc"' not in served_class.get(f"/formgrader/submissions/{sid}/")[1], "formgrader rendered the feedback template"
-    scores = {grade_id: row.score for grade_id, row in graded_class.rows(A, INJECTOR).items()}
+    rows = graded_class.rows(A, INJECTOR)
+    scores = {grade_id: row.score for grade_id, row in rows.items() if not row.needs_manual}
     reports = _reports(graded_class.root, INJECTOR)
-    assert set(seen.read) == set(reports) == set(scores) and "bptt_scalar" in reports
+    written = {answer.name for answer in get(A).written}
+    assert set(seen.read) == set(rows) == set(reports) | written and "bptt_scalar" in reports
     for grade_id, (shown, text) in seen.read.items():
-        assert reports[grade_id] in text and float(shown) == pytest.approx(scores[grade_id]), (grade_id, shown, text[:500])
+        if grade_id in written:  # no score until a TA gives one; the rubric below the answer
+            assert shown == "" and rows[grade_id].needs_manual, (grade_id, shown)
+        else:
+            assert reports[grade_id] in text and float(shown) == pytest.approx(scores[grade_id]), (grade_id, shown, text[:500])
+    for grade_id in written:
+        assert " ".join(build.rubric(A, grade_id, "en").split()[:8]) in " ".join(seen.text.split()), grade_id
 
 
 @browser_test
@@ -199,8 +208,10 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     before = _marked(root, TA_STUDENT)
     score = before.max_score / 2  # honest-b has full marks: a TA takes half of this check's points
     assert before.manual is None and not before.comment and before.auto == before.score == before.max_score != score, before
-    total = before.total - before.score + score
+    (written,) = get(A).written  # the written answer a TA grades beside its rubric
+    total = before.total - before.score + score + written.points
     typed, note = f"{score:g}", f"TA {TA_STUDENT}: half marks, the sum over time steps needs a word of explanation"
+    reason = f"TA {TA_STUDENT}: the four edges are counted rightly"
     sid = _submission_ids(root)[TA_STUDENT]
     server = start_server(root, tmp_path / "jupyter")
     try:
@@ -213,6 +224,12 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
         assert box.input_value() == "" and box.get_attribute("placeholder") == f"{before.auto:g}"  # the autograded score
         assert float(_save(page, box, typed, "grade")["manual_score"]) == score
         assert _save(page, comment_box, note, "comment")["manual_comment"] == note
+        answer = page.locator(f"input.score#{written.name}")  # no autograded score; the rubric right below the answer
+        assert answer.input_value() == "" and not answer.get_attribute("placeholder")
+        rubric = page.locator("div.cell", has_text=label("written.rubric").strip("*")).first.inner_text()
+        assert " ".join(build.rubric(A, written.name, "en").split()[:8]) in " ".join(rubric.split()), rubric[:500]
+        assert float(_save(page, answer, f"{written.points:g}", "grade")["manual_score"]) == written.points
+        assert _save(page, page.locator(f"textarea.comment#{written.name}-comment"), reason, "comment")["manual_comment"] == reason
         page.reload(timeout=LOAD_MS)
         _wait_for_formgrader(page)
         kept = (box.input_value(), comment_box.input_value())
@@ -231,6 +248,9 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     check = re.search(rf'<a href="#{TA_CHECK}"><code>{TA_CHECK}</code></a> \(Score: ([\d.]+) / ([\d.]+)\)', page_html)
     assert check and (float(check[1]), float(check[2])) == (score, before.max_score), check and check[0]
     assert re.search(r"<b>Comments:</b>\s*<p>" + re.escape(note) + "</p>", page_html), "the TA's comment is not in the feedback"
+    text = " ".join(re.sub(r"<[^>]+>", " ", page_html).split())  # the written answer's score, the TA's comment and the rubric
+    assert reason in text and " ".join(build.rubric(A, written.name, "en").split()[:8]) in text
+    assert re.search(rf'<code>{written.name}</code></a> \(Score: {written.points:.1f} / {written.points:.1f}\)', page_html)
 
     sheets = export(root, tmp_path / "exports")
     (graded,) = [r for r in _read_csv(sheets.grades) if (r["assignment"], r["student_id"]) == (A, TA_STUDENT)]
@@ -246,3 +266,4 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     row = re.search(rf'<tr><td class="id">{re.escape(TA_STUDENT)}</td>(.*?)</tr>', html_text)
     assert row, "the class report has no row for the student"
     assert re.findall(r">([\d.]+)</(?:b|td)>", row[1]) == [f"{total:.2f}"] * 2, row[0]  # the assignment's column, then the total
+    assert "&#9998;" not in row[0]  # graded by hand now: no longer marked as waiting for a TA

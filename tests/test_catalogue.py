@@ -7,6 +7,7 @@ from autograder.assignments import get
 from autograder.checks import grade
 
 from .conftest import ASSIGNMENTS
+from .attempts import attempt
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -15,7 +16,7 @@ def test_every_check_has_a_catalogued_mistake_that_it_catches_and_names(assignme
     for check in get(assignment).checks:
         caught = []
         for entry in catalogue.for_check(assignment, check.name):
-            report = grade(assignment, check, entry.namespace()[check.name], student="catalogue", hidden=settings.HIDDEN_CASES,
+            report = grade(assignment, check, entry.namespace()[check.name], attempt=attempt("catalogue"), hidden=settings.HIDDEN_CASES,
                            timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
             if report.passed < len(report.results) and report.misconceptions:
                 caught.append(entry.id)
@@ -28,11 +29,16 @@ def test_every_mistake_has_a_sentence_and_every_check_has_points(assignment):
         assert len(entry.text) > 30, entry.id
         assert entry.text == messages.text(f"mistake.{entry.id}")
     settings = config.load()
-    names = [check.name for check in get(assignment).checks]
+    spec = get(assignment)
+    names = [check.name for check in spec.checks]
+    graded = [check.name for check in spec.graded] + [answer.name for answer in spec.written]
     assert assignment in settings.ASSIGNMENTS
-    assert len(names) == len(set(names)), "two checks of one name"
-    assert all(config.points(assignment, name) > 0 for name in names)
-    assert set(getattr(settings, "POINTS", {}).get(assignment, {})) <= set(names), "course_config.POINTS names a check that does not exist"
+    ids = names + [answer.name for answer in spec.written]
+    assert len(ids) == len(set(ids)), "two checks or written answers of one name"
+    assert all(config.points(assignment, name) > 0 for name in graded)
+    for check in spec.checks:  # a check without hidden draws is a self-check, whose points are a written answer's
+        assert check.graded or f"{check.name}_written" in graded, check.name
+    assert set(getattr(settings, "POINTS", {}).get(assignment, {})) <= set(graded), "course_config.POINTS names no graded check or written answer"
 
 
 def test_message_ids_are_unique_across_the_catalogue_files():

@@ -24,6 +24,7 @@ from autograder.catalogue import for_check, mistakes
 from autograder import checks as core
 from autograder.checks import Case
 from autograder.symbolic import public_value
+from .attempts import attempt
 
 A = "ch11_rnn_state"
 SPEC = get(A)
@@ -54,12 +55,12 @@ def _share_draws(monkeypatch):
 
 def hidden(name: str, student: str) -> list[Case]:
     """The seeded hidden cases of one check (the core may return them with their references)."""
-    found = core.hidden_cases(A, CHECKS[name], student, HIDDEN)
+    found = core.hidden_cases(A, CHECKS[name], attempt(student), HIDDEN)
     return [item[0] if isinstance(item, tuple) else item for item in found]
 
 
 def grade(name: str, fn, student: str = "student-000"):
-    return core.grade(A, CHECKS[name], fn, student=student, hidden=HIDDEN, timeout=10, points=config.points(A, name))
+    return core.grade(A, CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=config.points(A, name))
 
 
 def call(check, fn, case: Case):
@@ -70,7 +71,8 @@ def call(check, fn, case: Case):
 # ----------------------------------------------------------------------------- structure
 def test_checks_points_and_notebook_agree():
     assert list(CHECKS) == STUBS + EXERCISES
-    assert A in config.load().ASSIGNMENTS and all(config.points(A, name) > 0 for name in CHECKS)
+    graded = [check.name for check in SPEC.graded] + [answer.name for answer in SPEC.written]
+    assert A in config.load().ASSIGNMENTS and all(config.points(A, name) > 0 for name in graded)
     cells = build.parse(SPEC.template.read_text(encoding="utf-8"))
     checked = [args[0] for kind, args, _ in cells if kind == "check"]
     solved = [name for kind, args, _ in cells if kind == "solution" for name in args]
@@ -78,7 +80,7 @@ def test_checks_points_and_notebook_agree():
     assert set(solved) == set(CHECKS)
     assert cells[0][0] == "markdown" and cells[1][0] == "setup"
     notebook = build.build_notebook(A)
-    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(config.points(A, name) for name in CHECKS)
+    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(config.points(A, name) for name in graded)
 
 
 def test_setup_cell_holds_the_solution_load_model():
@@ -130,7 +132,7 @@ def test_mistake_loses_points_on_its_own_check_and_is_named(entry):
     named = 0
     for student in STUDENTS[:3]:
         report = grade(entry.function, fn, student)
-        assert report.score < config.points(A, entry.function), (entry.id, student)
+        assert report.passed < len(report.results) and (report.score < config.points(A, entry.function) or not CHECKS[entry.function].graded), (entry.id, student)
         named += sum(r.misconception == entry.id for r in report.results)
         if entry.function.startswith("ex_"):
             assert all(entry.id not in line or "expected" not in line for line in report.lines(graded=False))
@@ -167,7 +169,7 @@ def _draws(name: str, student: str = "student-001") -> list[Case]:
 
 def test_hidden_draws_are_seeded_and_vary_by_student():
     for name in STUBS:
-        once, again, other = _draws(name), _hidden_cases(A, CHECKS[name], "student-001", HIDDEN), _draws(name, "student-002")
+        once, again, other = _draws(name), _hidden_cases(A, CHECKS[name], attempt("student-001"), HIDDEN), _draws(name, "student-002")
         again = [item[0] if isinstance(item, tuple) else item for item in again]
         assert [repr(c.args) for c in once] == [repr(c.args) for c in again], name
         assert [repr(c.args) for c in once] != [repr(c.args) for c in other], name
@@ -308,9 +310,9 @@ def test_min_fillers_is_computed_not_hard_coded():
 
 
 def test_exercise_answers_match_the_reference_answers_of_11_8():
-    one = solution.ex_11_7_1()
+    one = solution.ex_11_7_1(solution.load_model())
     assert one["min_fillers"] == 1 and list(one["final_h"]) == [0, 0.125] and list(one["logits"]) == [0.125, 0.125]
-    two = solution.ex_11_7_2()
+    two = solution.ex_11_7_2(solution.load_model())
     assert list(two["final_h"]) == [0, 1] and list(two["logits"]) == [0.125, 1] and two["choice"] == "blue"
     for name in ("ex_11_7_3", "ex_11_7_4", "ex_11_7_5"):
         assert getattr(solution, name)() == getattr(ref, name)()
@@ -319,8 +321,8 @@ def test_exercise_answers_match_the_reference_answers_of_11_8():
 
 
 def test_exercise_checks_never_reveal_the_answer():
-    wrong = {"ex_11_7_1": lambda: {"min_fillers": 2, "final_h": [0, 0.0625], "logits": [0.125, 0.0625]},
-             "ex_11_7_2": lambda: {"final_h": [1, 1], "logits": [1.125, 1], "choice": "red"},
+    wrong = {"ex_11_7_1": lambda model: {"min_fillers": 2, "final_h": [0, 0.0625], "logits": [0.125, 0.0625]},
+             "ex_11_7_2": lambda model: {"final_h": [1, 1], "logits": [1.125, 1], "choice": "red"},
              "ex_11_7_3": lambda: {"A"}, "ex_11_7_4": lambda: {"A"}, "ex_11_7_5": lambda: {"A"},
              "min_fillers_to_flip": lambda model: 3}
     for name, fn in wrong.items():

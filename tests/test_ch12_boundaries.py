@@ -20,6 +20,7 @@ from autograder.assignments.ch12_boundaries import reference
 from autograder.build import build_notebook
 from autograder.checks import Case, grade as grade_check, hidden_cases
 from autograder.solution_source import function_sources
+from .attempts import attempt
 
 ASSIGNMENT = "ch12_boundaries"
 CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
@@ -33,19 +34,22 @@ def points(name: str) -> float:
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return grade_check(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=10, points=points(name))
+    return grade_check(ASSIGNMENT, CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10, points=points(name))
 
 
 # ----------------------------------------------------------------------------- wiring
 
 def test_checks_points_solutions_and_notebook_agree():
     names = list(CHECKS)
-    assert ASSIGNMENT in config.load().ASSIGNMENTS and all(points(name) > 0 for name in names)
+    graded = [check.name for check in get(ASSIGNMENT).graded]
+    written = [answer.name for answer in get(ASSIGNMENT).written]
+    assert ASSIGNMENT in config.load().ASSIGNMENTS and all(points(name) > 0 for name in graded + written)
     assert all(callable(getattr(solution, name)) for name in names)
     notebook = build_notebook(ASSIGNMENT)
-    graded = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
-    assert graded == names, "check cells in notebook order = CHECKS order"
-    solved = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("solution")]
+    cells = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    assert [name for name in cells if name in CHECKS] == graded, "check cells in notebook order = CHECKS order"
+    assert [name for name in cells if name not in CHECKS] == written == [f"{name}_written" for name in names if name not in graded]
+    solved = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")]
     assert solved == [f"solution-{name}" for name in names]
     setup = notebook.cells[1].source
     assert "import numpy as np" in setup and "from fractions import Fraction" in setup and "import matplotlib.pyplot as plt" in setup
@@ -97,7 +101,7 @@ def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
     named = False
     for student in STUDENTS[:3]:
         report = grade(entry.function, fn, student=student)
-        assert report.score < points(entry.function), (entry.id, student)
+        assert report.passed < len(report.results) and (report.score < points(entry.function) or not CHECKS[entry.function].graded), (entry.id, student)
         named |= any(result.misconception == entry.id for result in report.results)
         assert f"[{entry.id}]" in "\n".join(report.lines(graded=True)) or not named
     assert named, f"{entry.id} is never named"
@@ -149,7 +153,7 @@ PROBE_CATCHES = {
 
 def _cases(name: str, count: int = 4) -> list[Case]:
     check = CHECKS[name]
-    return list(check.public()) + [case for case, _, _ in hidden_cases(ASSIGNMENT, check, "probe-student", count)]
+    return list(check.public()) + [case for case, _, _ in hidden_cases(ASSIGNMENT, check, attempt("probe-student"), count)]
 
 
 def _fired(name: str, index: int, fn) -> list[str]:
@@ -227,17 +231,17 @@ def test_a_batched_student_is_bit_identical_to_a_looping_one():
 def test_hidden_draws_are_varied_and_reproducible():
     lengths, widths, ks, negative = set(), set(), set(), False
     for student in STUDENTS[:25]:
-        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["run_independent"], student, HIDDEN):
+        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["run_independent"], attempt(student), HIDDEN):
             step, sequences, h0 = case.args
             lengths |= {len(xs) for xs in sequences}
             widths.add(step.W_x.shape)
             negative |= bool((step.W_h < 0).any() and (np.asarray(sequences[0]) < 0).any())
             assert step.W_h.shape[0] == 1 or not np.allclose(step.W_h, step.W_h.T)
-        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["truncated_bptt_scalar"], student, HIDDEN):
+        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["truncated_bptt_scalar"], attempt(student), HIDDEN):
             ks.add(case.args[3])
     assert lengths == set(range(1, 13)) and len(widths) == 9 and negative and len(ks) >= 6
-    again = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], STUDENTS[0], 2)
-    first = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], STUDENTS[0], 2)
+    again = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
+    first = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
     assert len(first) == len(again) == 2
     assert all(np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0]) for (a, _, _), (b, _, _) in zip(first, again))
 

@@ -14,6 +14,7 @@ import solutions.ch12_bptt as solution
 from autograder import catalogue, config
 from autograder.assignments import get
 from autograder.checks import Case, diagnose, grade as grade_check, hidden_cases, public_cases
+from .attempts import attempt
 
 A = "ch12_bptt"
 CHECKS = {check.name: check for check in get(A).checks}
@@ -21,7 +22,7 @@ HIDDEN = config.load().HIDDEN_CASES
 
 
 def grade(name: str, fn, student: str = "s1"):
-    return grade_check(A, CHECKS[name], fn, student=student, hidden=HIDDEN, timeout=10, points=config.points(A, name))
+    return grade_check(A, CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=config.points(A, name))
 
 
 @pytest.mark.parametrize("entry", catalogue.mistakes(A), ids=lambda entry: entry.id)
@@ -49,7 +50,7 @@ def test_a_finite_difference_that_ignores_eps_fails_a_public_case_and_every_hidd
         assert any(not r.ok for r in report.results if r.public)
         assert not any(r.ok for r in report.results if not r.public)
         assert report.misconceptions == ["eps_ignored"]
-    assert all(case.kwargs["eps"] >= 0.05 for case, _, _ in hidden_cases(A, CHECKS["finite_difference_grad"], "a", HIDDEN))
+    assert all(case.kwargs["eps"] >= 0.05 for case, _, _ in hidden_cases(A, CHECKS["finite_difference_grad"], attempt("a"), HIDDEN))
 
 
 # ----------------------------------------------------------------------------- clipping makes copies
@@ -79,7 +80,7 @@ def test_clipping_that_rescales_or_returns_the_callers_arrays_breaks_the_contrac
         assert report.score < 2, wrong.__name__
         assert any(reason in r.message for r in broken), wrong.__name__
     assert grade("clip_by_global_norm", solution.clip_by_global_norm).score == 2
-    draws = [case.args[0] for student in ("a", "b", "c", "d") for case, _, _ in hidden_cases(A, CHECKS["clip_by_global_norm"], student, HIDDEN)]
+    draws = [case.args[0] for student in ("a", "b", "c", "d") for case, _, _ in hidden_cases(A, CHECKS["clip_by_global_norm"], attempt(student), HIDDEN)]
     assert any(all(g.dtype.kind == "i" for g in grads) for grads in draws) and any(all(g.dtype == float for g in grads) for grads in draws)
 
 

@@ -6,19 +6,20 @@ from fractions import Fraction
 
 import pytest
 
-from rnnkit.checking import named
+from rnnkit.checking import Case, Rules, named, run_cases
 from rnnkit.compare import compare
 
 from autograder import catalogue, checks
 from autograder.assignments import get
-from autograder.checks import hidden_cases, mistaken_output, seed
+from autograder.checks import hidden_cases, mistaken_output
+from .attempts import attempt
 
 ASSIGNMENT = "ch12_bptt"
 CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
 
 
 def grade(name, fn, student="s1", hidden=4, timeout=2.0):
-    return checks.grade(ASSIGNMENT, CHECKS[name], fn, student=student, hidden=hidden, timeout=timeout, points=2)
+    return checks.grade(ASSIGNMENT, CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=timeout, points=2)
 
 
 def test_the_stub_scores_zero_with_one_clear_message():
@@ -43,25 +44,30 @@ def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
     assert 'of crashes: return {}["missing"]' in text  # the line of the student's code that raised
 
 
-def test_a_failed_hidden_case_shows_its_inputs_and_expected_value_only_when_asked():
+def test_a_failed_hidden_case_shows_its_inputs_and_the_students_value_only_when_asked_never_its_expected_value():
     def wrong(w, grad, lr):
         return w + lr * grad
 
     report = grade("sgd_update", wrong)
-    hidden = next(r for r in report.results if not r.public)
+    hidden = report.first_hidden_failure
     assert hidden.inputs.count(",") == 2 and "Fraction(" not in hidden.inputs and hidden.expected
-    shown = "\n".join(report.lines(graded=True, show_hidden=True))
-    assert f"inputs {hidden.inputs}; expected {hidden.expected}" in shown.replace("\n      ", " ")
+    shown = " ".join(line.strip() for line in report.lines(graded=True, show_hidden=True))
+    assert f"inputs: {hidden.inputs}." in shown and f"{hidden.label}: {hidden.message}" in shown
+    assert hidden.expected not in shown  # the feedback adds it where the course allows (autograder.reveal)
     assert hidden.inputs not in "\n".join(report.lines(graded=True))
 
 
-def test_a_float_answer_to_an_exercise_is_float_where_exact_without_talking_of_inputs():
-    def ex_12_7_1():
-        return {"factor 0.5": 0.125, "factor 1.5": 10.125}
+def test_a_float_answer_to_an_exercise_is_float_where_exact():
+    def ex_12_7_1(rate, factor, distance):
+        return float(rate * factor**distance)
 
     report = grade("ex_12_7_1", ex_12_7_1)
-    assert report.misconceptions == ["float_where_exact"]
-    text = " ".join(report.lines(graded=True))
+    assert report.score == 0 and report.misconceptions == ["float_where_exact"]
+    assert "inputs were exact" in " ".join(report.lines(graded=True))  # the exercise computes from its givens
+    # a question without inputs (an answer, not a computation) is asked for the exact value, inputs unmentioned
+    answer = run_cases(ASSIGNMENT, "answer", lambda: 0.125, [(Case(label="an answer"), True, Fraction(1, 8))], Rules(exact=True, reveal=False), timeout=0)
+    assert answer.misconceptions == ["float_where_exact"]
+    text = " ".join(answer.lines(graded=False))
     assert "inputs were exact" not in text and "Fraction(1, 8)" in text
 
 
@@ -89,11 +95,12 @@ def test_writes_to_stderr_and_warnings_are_swallowed(capsys):
 
 
 def test_hidden_cases_depend_on_student_assignment_and_check_and_are_stable():
-    assert seed("a", ASSIGNMENT, "bptt_scalar") == seed("a", ASSIGNMENT, "bptt_scalar")
-    assert len({seed("a", ASSIGNMENT, "bptt_scalar"), seed("b", ASSIGNMENT, "bptt_scalar"), seed("a", ASSIGNMENT, "scalar_forward")}) == 3
-    first = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
-    again = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "a", 3)]
-    other = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], "b", 3)]
+    seed = lambda student, check: attempt(student).seed(ASSIGNMENT, check)  # noqa: E731
+    assert seed("a", "bptt_scalar") == seed("a", "bptt_scalar")
+    assert len({seed("a", "bptt_scalar"), seed("b", "bptt_scalar"), seed("a", "scalar_forward")}) == 3
+    first = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("a"), 3)]
+    again = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("a"), 3)]
+    other = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("b"), 3)]
     assert first == again and first != other
 
 
@@ -108,7 +115,7 @@ def test_a_typed_in_book_answer_fails_the_hidden_cases():
 @pytest.mark.parametrize("student", [f"student-{i}" for i in range(20)])
 def test_every_hidden_draw_separates_every_mistake(student):
     for name, check in CHECKS.items():
-        for case, public, expected in hidden_cases(ASSIGNMENT, check, student, 3):
+        for case, public, expected in hidden_cases(ASSIGNMENT, check, attempt(student), 3):
             assert not public
             for entry in catalogue.for_check(ASSIGNMENT, name):
                 output = mistaken_output(entry, check, case)
@@ -131,7 +138,7 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
     for student in (f"s{i}" for i in range(40)):
         report = grade("sgd_update", sign_wrong_for_positive_grads, student=student, hidden=6)
         failed = len(report.results) - report.passed
-        matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["sgd_update"], student, 6))
+        matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["sgd_update"], attempt(student), 6))
         text = re.sub(r"\s+", " ", " ".join(report.lines(graded=True)))
         if matched >= 2:
             assert report.misconceptions == ["update_sign"], student

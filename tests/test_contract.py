@@ -4,9 +4,11 @@ check (and only on the checks it can reach) and is named there, and the release 
 no hidden test and nothing of the grader."""
 import json
 
+import nbformat
 import pytest
 
-from autograder import catalogue
+from autograder import build, catalogue
+from autograder.assignments import get
 
 from .conftest import ASSIGNMENTS, REPO
 
@@ -15,19 +17,24 @@ pytestmark = pytest.mark.nbgrader
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_reference_earns_full_marks_and_the_stub_zero(graded_class, assignment):
+    """Full marks on every autograded cell; the written answers wait for a TA, worth their points."""
     reference, stub = graded_class.rows(assignment, "reference"), graded_class.rows(assignment, "stub")
-    assert reference and all(row.score == row.max_score for row in reference.values()), {k: r.score for k, r in reference.items()}
+    written = {answer.name: answer.points for answer in get(assignment).written}
+    auto = {name: row for name, row in reference.items() if name not in written}
+    assert auto and all(row.score == row.max_score and not row.needs_manual for row in auto.values()), {k: r.score for k, r in auto.items()}
+    assert {name: (row.max_score, row.needs_manual) for name, row in reference.items() if name in written} == \
+        {name: (points, True) for name, points in written.items()}
     assert set(stub) == set(reference) and all(row.score == 0 for row in stub.values())
 
 
-@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in catalogue.mistakes(a)])
+@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in catalogue.mistakes(a) if get(a).check(m.function).graded])
 def test_each_mistake_loses_points_on_its_check_only_and_is_named(graded_class, assignment, mistake):
     entry = next(m for m in catalogue.mistakes(assignment) if m.id == mistake)
     rows = graded_class.rows(assignment, mistake)
     own = rows[entry.function]
     assert own.score < own.max_score
     assert mistake in own.misconceptions, own.misconceptions
-    untouched = {name: row.score for name, row in rows.items() if name not in entry.checks and row.score != row.max_score}
+    untouched = {name: row.score for name, row in rows.items() if name not in entry.checks and row.score != row.max_score and not row.needs_manual}
     assert not untouched, f"points lost outside the checks it can affect: {untouched}"
 
 
@@ -39,3 +46,12 @@ def test_the_release_holds_no_solution_hidden_test_or_grader(assignment):
     assert "from rnnkit import checker" in notebook
     cells = json.loads(notebook)["cells"]
     assert any(cell.get("metadata", {}).get("nbgrader", {}).get("grade") for cell in cells)
+    kit = "".join(path.read_text(encoding="utf-8") for path in (REPO / "kit" / "rnnkit" / "public").glob("*.json"))
+    source = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+    answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in source.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata}
+    for answer in get(assignment).written:  # the rubric (the book's answer) is in the source only
+        assert answers[answer.name] == build.rubric(assignment, answer.name, "en")
+        for lang in ("en", "zh"):
+            start = build.rubric(assignment, answer.name, lang)[:30]
+            for form in (json.dumps(start, ensure_ascii=False)[1:-1], json.dumps(start)[1:-1]):
+                assert form not in notebook and form not in kit, (answer.name, lang)

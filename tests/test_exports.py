@@ -6,6 +6,7 @@ import re
 import pytest
 
 from autograder import catalogue, cli
+from autograder.assignments import get
 from autograder.course import export
 
 from .conftest import ASSIGNMENTS
@@ -62,8 +63,9 @@ def test_scores_csv_has_one_row_per_student_a_column_per_assignment_and_the_tota
         for assignment in set(ASSIGNMENTS) - set(missing):
             assert row[assignment] == f"{_total(graded_class, assignment, row['student_id'])[0]:.2f}"
         assert float(row["total"]) == pytest.approx(sum(float(row[a] or 0) for a in ASSIGNMENTS), abs=0.01 * len(ASSIGNMENTS))
-    reference = next(r for r in rows if r["student_id"] == "reference")
-    assert reference["total"] == reference["max_total"]
+    reference = next(r for r in rows if r["student_id"] == "reference")  # full marks but the written answers, left to a TA
+    by_hand = sum(answer.points for a in ASSIGNMENTS for answer in get(a).written)
+    assert float(reference["total"]) == pytest.approx(float(reference["max_total"]) - by_hand)
 
 
 def test_canvas_csv_has_the_import_columns_points_possible_and_blank_for_not_submitted(sheets, students):
@@ -84,11 +86,13 @@ def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(grade
     keys = [(ASSIGNMENTS.index(r["assignment"]), r["student_id"]) for r in rows]
     assert keys == sorted(keys)
     assert all(POINTS.match(r["score"]) and POINTS.match(r["max_score"]) for r in rows)
-    for entry in catalogue.mistakes(ASSIGNMENTS[0]):
+    for entry in (m for m in catalogue.mistakes(ASSIGNMENTS[0]) if get(ASSIGNMENTS[0]).check(m.function).graded):
         (named,) = [r for r in rows if (r["assignment"], r["student_id"], r["grade_id"]) == (ASSIGNMENTS[0], entry.id, entry.function)]
         assert entry.id in named["misconceptions"].split()
+    written = {answer.name for a in ASSIGNMENTS for answer in get(a).written}
     reference = [r for r in rows if r["student_id"] == "reference"]
-    assert reference and all(r["cases_passed"] == r["cases"] != "" for r in reference)
+    assert reference and all(r["cases_passed"] == r["cases"] != "" for r in reference if r["grade_id"] not in written)
+    assert all(r["cases"] == "" and float(r["score"]) == 0 for r in reference if r["grade_id"] in written)
 
 
 def test_question_stats_agree_with_the_per_question_sheet(sheets):

@@ -10,6 +10,7 @@ from autograder.assignments import get
 from autograder.checks import grade
 
 from .conftest import ASSIGNMENTS
+from .attempts import attempt
 
 SEEDS = int(os.environ.get("HIDDEN_SEEDS", "8"))
 
@@ -20,8 +21,8 @@ def test_the_reference_solution_gets_full_marks_on_every_seed(assignment):
     settings = config.load()
     failures = []
     for index in range(SEEDS):
-        for check in get(assignment).checks:
-            report = grade(assignment, check, getattr(solution, check.name), student=f"seed-{index}",
+        for check in get(assignment).graded:
+            report = grade(assignment, check, getattr(solution, check.name), attempt=attempt(f"seed-{index}"),
                            hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
             if report.passed != len(report.results):
                 failures.append((index, check.name, report.lines(graded=True)))

@@ -2,6 +2,7 @@
 earns nothing, a breaker loses only its own cells, the honest keep full marks, a folder holding
 links or special files is refused before anything of it is copied, the course files stay
 byte-identical, no process is left over, and the gradebook holds one grade per cell."""
+import html
 import re
 import sqlite3
 import subprocess
@@ -11,8 +12,10 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder import catalogue
 from autograder.config import database_url, load
-from autograder.course import feedback, nbgrader
+from autograder.course import autograde_one, feedback, nbgrader
+from autograder.labels import label
 
 from . import hostile
 
@@ -62,7 +65,7 @@ def test_only_the_notebook_and_the_course_files_reach_autograded(graded_class):
         carried = {p.name for p in (graded_class.root / "autograded" / student / A).iterdir()}
         assert carried <= source | {"timestamp.txt", "submission_secret.txt"}, (student, carried - source)
     rows = graded_class.rows(A, "extra-files")
-    assert all(row.score == row.max_score for row in rows.values())
+    assert all(row.score == row.max_score for row in rows.values() if not row.needs_manual)
 
 
 def test_a_budget_bounds_a_submission_that_restarts_its_runner_on_every_check(graded_class):
@@ -92,14 +95,14 @@ def test_a_breaker_loses_only_the_checks_it_breaks(graded_class):
         for grade_id, row in rows.items():
             if grade_id in hostile.broken_checks(student):
                 assert row.score == 0, (student, grade_id, row.score)
-            else:
+            elif not row.needs_manual:  # (a written answer waits for a TA)
                 assert row.score == row.max_score, (student, grade_id, row.score)
 
 
 def test_honest_students_keep_full_marks(graded_class):
     for student in _students(graded_class, "honest"):
         rows = graded_class.rows(A, student)
-        assert rows and all(row.score == row.max_score for row in rows.values()), student
+        assert rows and all(row.score == row.max_score for row in rows.values() if not row.needs_manual), student
 
 
 def test_the_course_files_are_byte_identical_after_grading(graded_class):
@@ -150,8 +153,10 @@ def test_html_and_script_a_student_wrote_are_sanitised_in_the_autograded_noteboo
     submitted = nbformat.read(graded_class.root / "submitted" / "html-injector" / A / f"{A}.ipynb", as_version=4)
     assert all(_LiveMarkup(text).found for text in hostile.INJECTED_MARKDOWN[:3] + hostile.INJECTED_MARKDOWN[4:])  # the test can fail
     notebook = nbformat.read(graded_class.root / "autograded" / "html-injector" / A / f"{A}.ipynb", as_version=4)
+    rubric = label("written.rubric")  # the instructor's rubric, below each written answer
     written = [cell for cell in notebook.cells if cell.cell_type != "code" and cell.source not in
-               {c.source for c in nbformat.read(graded_class.root / "source" / A / f"{A}.ipynb", as_version=4).cells}]
+               {c.source for c in nbformat.read(graded_class.root / "source" / A / f"{A}.ipynb", as_version=4).cells}
+               and not cell.metadata.get("nbgrader", {}).get("grade") and not cell.source.startswith(rubric)]
     assert len(written) == len(hostile.INJECTED_MARKDOWN) + 1 == sum(1 for c in submitted.cells if hostile.SCRIPT_FLAG in c.source) - 1
     for cell in written:
         assert not _LiveMarkup(cell.source).found, cell.source
@@ -170,3 +175,50 @@ def test_feedback_and_release_feedback_carry_the_page_only(graded_class):
     nbgrader(graded_class.root, "release_feedback", A, "--student=extra-files")
     released = [p for p in (graded_class.root / "exchange").rglob("*") if p.is_file() and "feedback" in p.parts]
     assert released and all(p.suffix == ".html" for p in released), released
+
+
+def _shown_case(graded_class, student: str, check: str) -> str:
+    """What a grade cell says from its first wrong hidden case on: the case, its inputs, the student's value."""
+    text = _texts(graded_class, student)[check]
+    assert "That hidden case's inputs:" in text, text
+    return text[text.index("hidden case"):]
+
+
+def test_a_regrade_draws_the_same_cases_a_new_attempt_new_ones(graded_class):
+    """Through nbgrader: the same submission graded again shows the same hidden case; handed in again
+    (a new submission timestamp), it is graded on new numbers, worth the same."""
+    entry = catalogue.mistakes(A)[1]
+    student, stamp = entry.id, graded_class.root / "submitted" / entry.id / A / "timestamp.txt"
+    first, score = _shown_case(graded_class, student, entry.function), _score(graded_class, student, entry.function)
+    original = stamp.read_text()
+    try:
+        assert autograde_one(str(graded_class.root), A, student).ok
+        assert _shown_case(graded_class, student, entry.function) == first
+        stamp.write_text("2026-11-30 09:00:00.000000 UTC")
+        assert autograde_one(str(graded_class.root), A, student).ok
+        assert _shown_case(graded_class, student, entry.function) != first
+        assert _score(graded_class, student, entry.function) == score
+    finally:
+        stamp.write_text(original)
+        assert autograde_one(str(graded_class.root), A, student).ok
+    assert _shown_case(graded_class, student, entry.function) == first
+
+
+def _score(graded_class, student: str, check: str) -> float:
+    settings = load(graded_class.root)
+    with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:
+        return gb.find_grade(check, A, A, student).score
+
+
+def test_the_feedback_shows_expected_values_only_as_the_course_allows(graded_class):
+    entry = catalogue.mistakes(A)[1]
+    page = graded_class.root / "feedback" / entry.id / A / f"{A}.html"
+    text = lambda: html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))  # noqa: E731
+    try:
+        nbgrader(graded_class.root, "generate_feedback", A, f"--student={entry.id}", "--force", "--RevealExpected.shows_expected=always")
+        assert "Its expected value:" in text()
+        nbgrader(graded_class.root, "generate_feedback", A, f"--student={entry.id}", "--force", "--RevealExpected.shows_expected=never")
+        assert "That hidden case's inputs:" in text() and "Its expected value:" not in text()
+    finally:
+        feedback(graded_class.root, [A], students=[entry.id])
+    assert "Its expected value:" not in text()  # after_due, and no due date

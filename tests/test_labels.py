@@ -156,12 +156,12 @@ def test_the_score_table_follows_the_language_and_stays_aligned(monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "zh")
     chinese = report.score_table(ROWS).splitlines()
     assert english[0].split()[:3] == ["student", "assignment", "score"] and "misconceptions named" in english[0]
-    assert chinese[0].split() == ["学生", "作业", "得分", "检出的误解"]
+    assert chinese[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误解"]
     assert english[1:] == chinese[1:]
-    score = label("table.score")
-    header = chinese[0][:chinese[0].index(score) + len(score)]
+    by_hand = label("table.by_hand")  # the last column before the names, right-aligned
+    header = chinese[0][:chinese[0].index(by_hand) + len(by_hand)]
     columns = sum(2 if _CJK.match(char) else 1 for char in header)
-    assert columns == len(english[0][:english[0].index("score") + len("score")])
+    assert columns == len(english[0][:english[0].index("by hand") + len("by hand")])
     assert all(line[columns:columns + 2] == "  " and line[columns + 2] != " " for line in chinese[1:])  # the names line up
 
 

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import catalogue, report
+from autograder import build, catalogue, report
 from autograder.assignments import get
 from autograder.course import BIN, autograde, export, feedback, nbgrader, nbgrader_env, release
 
@@ -94,13 +94,18 @@ def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(gra
         assert bool(written) == (outcome.student in students and outcome.assignment == assignment), outcome
     page = (graded_class.root / "feedback" / mistake / assignment / f"{assignment}.html").read_text(encoding="utf-8")
     toc = page[page.index('<div id="toc">'):page.index("</ol>")]
-    names = [check.name for check in get(assignment).checks]
+    names = [check.name for check in get(assignment).graded]
     assert [f'<code>{name}</code>' in toc for name in names] == [True] * len(names) and "Test cell" not in toc
     assert "white-space: pre-wrap" in page
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
-    assert "That hidden case: inputs" in text and f"[{mistake}]" in text
-    right = sum(row.score == row.max_score for row in graded_class.rows(assignment, mistake).values())
+    assert "That hidden case's inputs:" in text and f"[{mistake}]" in text
+    assert "Its expected value" not in text  # FEEDBACK_SHOWS_EXPECTED = "after_due", and no due date is set
+    rows = graded_class.rows(assignment, mistake)
+    right = sum(row.score == row.max_score for name, row in rows.items() if name in names)
     assert 0 < right < len(names) and messages.text("notebook.summary", right=right, total=len(names)) in text
+    for answer in get(assignment).written:  # below each written answer, the rubric: the book's reference answer
+        assert rows[answer.name].needs_manual
+        assert " ".join(build.rubric(assignment, answer.name, "en").split()[:8]) in " ".join(text.split()), answer.name
     printed = re.findall(r'output_text">\s*<pre>(.*?)</pre>', page, flags=re.S)  # what the cells printed
     assert printed and max(len(html.unescape(line)) for output in printed for line in output.splitlines()) <= 110
 

@@ -164,5 +164,5 @@ def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, c
     monkeypatch.setenv("COURSE_LANG", "zh")
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "检出的误解"]
+    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误解"]
     assert '<html lang="zh">' in out.read_text(encoding="utf-8")

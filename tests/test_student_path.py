@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from rnnkit import messages
-from rnnkit.selfcheck import public_checks
+from rnnkit.selfcheck import public_checks, public_half
 
 from autograder.layout import Course
 from autograder.submissions import filled
@@ -37,8 +37,8 @@ def _execute(notebook, folder):
     NotebookClient(notebook, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
     errors = [(cell.metadata.get("nbgrader", {}), output.ename) for cell in notebook.cells if cell.cell_type == "code"
               for output in cell.get("outputs", []) if output.output_type == "error"]
-    checked = [(cell.metadata["nbgrader"]["grade_id"], _printed(cell), _printed(cell, "stderr"))
-               for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
+    checked = [(cell.metadata["nbgrader"]["grade_id"].removeprefix("selfcheck-"), _printed(cell), _printed(cell, "stderr"))
+               for cell in notebook.cells if cell.cell_type == "code" and cell.source.startswith("check(")]
     return errors, checked
 
 
@@ -71,12 +71,14 @@ def test_the_released_notebook_works_for_a_student(assignment, tmp_path):
     assert not errors
     points = {cell.metadata["nbgrader"]["grade_id"]: cell.metadata["nbgrader"]["points"] for cell in notebook.cells
               if cell.metadata.get("nbgrader", {}).get("grade")}
-    assert points == {name: spec["points"] for name, spec in checks.items()}
+    assert points == {**{name: spec["points"] for name, spec in checks.items() if spec["points"]}, **public_half(assignment)["written"]}
     for name, text, failed in checked:
         assert text.startswith(_all_right(name, checks[name])) and not failed, (name, text)
         assert messages.text("check.public_note") in text, (name, text)
     summary = _printed(notebook.cells[-1])
-    assert summary.strip() == messages.text("notebook.summary", right=len(checks), total=len(checks)), summary
+    assert summary.startswith(messages.text("notebook.summary", right=len(checks), total=len(checks)) + "\n"), summary
+    if public_half(assignment)["written"]:  # the written answers: graded by hand, said so
+        assert _flat(summary).strip().endswith(_flat(messages.text("notebook.summary_written", names=", ".join(public_half(assignment)["written"])))), summary
 
 
 def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
@@ -86,7 +88,9 @@ def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
     shutil.copytree(Course(REPO).release("ch12_bptt"), root / "mine")
     result = nbgrader(root, "validate", "mine/ch12_bptt.ipynb")
     text = _flat(result.stdout)
-    assert f"VALIDATION FAILED ON {len(public_checks('ch12_bptt'))} CELL(S)" in text, text
+    graded = [name for name, spec in public_checks("ch12_bptt").items() if spec["points"]]  # a self-check cell is no test cell
+    written = list(public_half("ch12_bptt")["written"])  # an unanswered written answer fails too
+    assert written and f"VALIDATION FAILED ON {len(graded) + len(written)} CELL(S)" in text, text
     assert messages.text("check.not_implemented", name="rnn_backward") in text
     assert "Partial credit" not in text and "..." not in text.replace("... and", "")
 

@@ -68,22 +68,49 @@ class Report:
         return sum(result.ok for result in self.results)
 
     @property
+    def hidden(self) -> list[CaseResult]:
+        """The results of the hidden cases, the ones that earn points."""
+        return [result for result in self.results if not result.public]
+
+    @property
+    def gated(self) -> bool:
+        """True while a public case is wrong: the book's cases come first."""
+        return any(not result.ok for result in self.results if result.public)
+
+    @property
     def score(self) -> float:
-        """Points earned: the check's points times the fraction of cases right."""
-        return round(self.points * self.passed / len(self.results), 4) if self.results else 0.0
+        """Points earned: the check's points times the fraction of hidden cases right, once every
+        public case is right (`gated`). The public (book) cases earn nothing of their own: the
+        student could read their answers; they gate the hidden ones, because they hold the small
+        cases made to catch what a draw may not (a gradient under the clipping norm, a
+        non-symmetric matrix)."""
+        hidden = self.hidden
+        if not hidden or self.gated:
+            return 0.0
+        return round(self.points * sum(result.ok for result in hidden) / len(hidden), 4)
 
     @property
     def misconceptions(self) -> list[str]:
         """The catalogued mistakes named, most frequent first."""
         return [mistake for mistake, _ in Counter(r.misconception for r in self.results if r.misconception).most_common()]
 
+    @property
+    def first_hidden_failure(self) -> CaseResult | None:
+        """The first wrong hidden case whose message no wrong public case has already given (the one
+        a report shows), or None."""
+        shown = {result.message for result in self.results if result.public and not result.ok}
+        return next((result for result in self.hidden if not result.ok and result.message not in shown), None)
+
     def lines(self, *, graded: bool, show_hidden: bool = False) -> list[str]:
         """What the student reads, wrapped at `messages.WIDTH`: the summary, each failing public
-        case, the first failing hidden case (with its inputs and expected value when `show_hidden`)
-        and how many more failed, then each likely misconception once, with the number of wrong
-        cases it explains."""
+        case, the first failing hidden case (with its inputs when `show_hidden`; its expected value
+        is the feedback's to add, see `autograder.reveal`) and how many more failed, then each likely
+        misconception once, with the number of wrong cases it explains."""
         if graded:
-            head = messages.text("check.summary", name=self.name, passed=self.passed, total=len(self.results), score=self.score, points=self.points)
+            hidden = self.hidden
+            head = messages.text("check.summary", name=self.name, passed=sum(r.ok for r in hidden), total=len(hidden), score=self.score, points=self.points)
+            if self.gated and any(r.ok for r in hidden):
+                head += " " + messages.text("check.gated")
         else:
             head = messages.text("check.public_summary", name=self.name, passed=self.passed, total=len(self.results))
         failed = [result for result in self.results if not result.ok]
@@ -93,13 +120,13 @@ class Report:
             if result.public and result.message not in shown:
                 shown.add(result.message)
                 out.append(f"  - {result.label}: {result.message}")
-        fresh = [result for result in hidden if result.message not in shown]
-        if fresh:
-            out.append(f"  - {fresh[0].label}: {fresh[0].message}")
-            if show_hidden and fresh[0].inputs:
-                out.append("    " + messages.text("check.hidden_case_shown", inputs=fresh[0].inputs, expected=fresh[0].expected))
-        if len(hidden) > len(fresh[:1]):
-            out.append("    " + messages.text("check.more_hidden", count=len(hidden) - len(fresh[:1])))
+        first = self.first_hidden_failure
+        if first:
+            out.append(f"  - {first.label}: {first.message}")
+            if show_hidden and first.inputs:
+                out.append("    " + messages.text("check.hidden_case_inputs", inputs=first.inputs))
+        if len(hidden) > (first is not None):
+            out.append("    " + messages.text("check.more_hidden", count=len(hidden) - (first is not None)))
         found = Counter(result.misconception for result in failed if result.misconception)
         for mistake_id, count in found.items():
             which = "check.misconception_all" if count == len(failed) else "check.misconception"

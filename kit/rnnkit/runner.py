@@ -8,8 +8,9 @@ the zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own 
 offers one) and serves the grader on that socket:
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it;
-* `{"op": "call", "name", "args", "kwargs", "timeout"}` -> `{"value"}` or `{"failure", "fields"}`:
-  one call of a function the student's cells defined, arguments and result in `codec` data;
+* `{"op": "call", "name", "args", "kwargs", "timeout", "copies"}` -> `{"value"}` or `{"failure", "fields"}`:
+  one call of a function the student's cells defined, arguments and result in `codec` data (with
+  `copies`, held to "returns copies": `rnnkit.helpers.call_returning_copies`);
 * `{"op": "fresh", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
@@ -53,7 +54,8 @@ def _call(cells: CellRunner, handles: dict, message: dict) -> dict:
     except codec.CodecError as error:
         return _failure("check.crashed", error="CodecError", detail=str(error))
     try:
-        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10))
+        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10),
+                             call="returning_copies" if wire.field(message, "copies", bool, False) else "plain")
     except StudentFailure as failure:
         return _failure(failure.message_id, **failure.fields)
     try:

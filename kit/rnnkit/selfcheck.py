@@ -5,7 +5,7 @@ with the kit (`public/<assignment>.json`, written by the course's build), names 
 mistake when the answer matches one, and prints what to do: to stdout when every case is right, to
 stderr otherwise (so `nbgrader validate` lists the failing checks with their reasons, while the
 notebook still runs on). It returns None: the points are given at grading time, by the grader, on
-public and hidden cases. `check.summary()` prints how many checks are right and which are left.
+hidden cases only (the public ones earn none: their answers are in this kit). `check.summary()` prints how many checks are right and which are left.
 """
 from __future__ import annotations
 
@@ -24,13 +24,19 @@ PUBLIC = Path(__file__).resolve().parent / "public"
 
 
 @lru_cache(maxsize=None)
-def public_checks(assignment: str) -> dict[str, dict]:
-    """The stored public half of one assignment: check name -> points, rules and book cases."""
+def public_half(assignment: str) -> dict[str, Any]:
+    """The stored public half of one assignment: its checks (name -> points, rules and book cases)
+    and its written answers (name -> points)."""
     path = PUBLIC / f"{assignment}.json"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in PUBLIC.glob("*.json")))
         raise LookupError(f"this kit has no assignment {assignment!r} (it has: {known}); install the kit of your course")
-    return codec.loads(path.read_bytes(), trusted=True)["checks"]
+    return codec.loads(path.read_bytes(), trusted=True)
+
+
+def public_checks(assignment: str) -> dict[str, dict]:
+    """The stored checks of one assignment: check name -> points, rules and book cases."""
+    return public_half(assignment)["checks"]
 
 
 def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
@@ -90,20 +96,24 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
     def summary() -> None:
         """Print how many checks are right so far, and which are left."""
         with messages.speaking(lang):
-            print("\n".join(summary_lines(list(checks), right)))
+            print("\n".join(summary_lines(list(checks), right, list(public_half(assignment).get("written", {})))))
 
     check.summary = summary
     return check
 
 
-def summary_lines(names: list[str], right: dict[str, bool]) -> list[str]:
-    """The notebook's closing summary: `right` checks of `names`, then the ones left (in order)."""
+def summary_lines(names: list[str], right: dict[str, bool], written: list[str] = ()) -> list[str]:
+    """The notebook's closing summary: `right` checks of `names`, then the ones left (in order),
+    then the `written` answers, which are graded by hand."""
     if not right:
-        return messages.wrap(messages.text("notebook.summary_none"))
-    left = [name for name in names if not right.get(name)]
-    lines = [messages.text("notebook.summary", right=len(names) - len(left), total=len(names))]
-    if left:
-        lines.append(messages.text("notebook.summary_left", names=", ".join(left)))
+        lines = [messages.text("notebook.summary_none")]
+    else:
+        left = [name for name in names if not right.get(name)]
+        lines = [messages.text("notebook.summary", right=len(names) - len(left), total=len(names))]
+        if left:
+            lines.append(messages.text("notebook.summary_left", names=", ".join(left)))
+    if written:
+        lines.append(messages.text("notebook.summary_written", names=", ".join(written)))
     return [wrapped for line in lines for wrapped in messages.wrap(line)]
 
 

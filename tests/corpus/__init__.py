@@ -172,8 +172,8 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
         meta = cell.metadata.get("nbgrader", {})
         if cell.cell_type != "code":
             continue
-        if meta.get("grade"):
-            name = meta["grade_id"]
+        if meta.get("grade") or str(meta.get("grade_id", "")).startswith("selfcheck-"):
+            name = meta["grade_id"].removeprefix("selfcheck-")
             reports[name] = selfcheck(entry.assignment, name, space.get(name))
         elif meta.get("solution") or str(meta.get("grade_id", "")).startswith("setup"):
             exec(compile(cell.source, f"<{entry.student} cell {index}>", "exec"), space)
@@ -235,7 +235,9 @@ def report_text(root: Path, entry: Entry, grade_id: str) -> str:
 
 
 def verdict(entry: Entry, rows: dict) -> Verdict:
-    """The verdict on one entry from its graded rows (grade id -> report.Row)."""
+    """The verdict on one entry from its autograded rows (grade id -> report.Row; a written answer,
+    left to a TA, is no part of it)."""
+    rows = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual}
     if not rows:
         return Verdict(entry, "refused" if entry.kind == "variant" else "missed", "not graded (no rows in the gradebook)")
     if entry.kind == "variant":

@@ -172,21 +172,27 @@ ENTRIES = [
 
     # ------------------------------------------------------------------ exercises
     variant(A, "ex_11_7_1", "ex1-lists", '''
-        def ex_11_7_1():
-            model = load_model()
+        def ex_11_7_1(model):
             n = min_fillers_to_flip(model)
             v = model["vocabulary"]
             steps = run_rnn([v["blue"], *[v["filler"]] * n, v["key"], v["is"]], model)
             return {"min_fillers": np.int64(n), "final_h": steps[-1]["h"].tolist(), "logits": list(steps[-1]["logits"])}
     ''', why="np.int64 count, lists of floats"),
     variant(A, "ex_11_7_2", "ex2-diag-indices", '''
-        def ex_11_7_2():
-            m = load_model()
+        def ex_11_7_2(m):
             W_h = np.array(m["W_h"], dtype=float)
             W_h[np.diag_indices_from(W_h)] = 1
             last = run_rnn(m["inputs"]["long_blue"], dict(m, W_h=W_h))[-1]
             return {"final_h": tuple(last["h"]), "logits": last["logits"], "choice": np.str_(choose(last["probs"], m["candidates"]))}
     ''', why="np.diag_indices_from, a tuple state and an np.str_ choice"),
+    mistake(A, "ex_11_7_1", "ex1-book-model-only", '''
+        def ex_11_7_1(model):
+            book = load_model()  # the book's model, whatever model was passed in
+            n = min_fillers_to_flip(book)
+            v = book["vocabulary"]
+            last = run_rnn([v["blue"], *[v["filler"]] * n, v["key"], v["is"]], book)[-1]
+            return {"min_fillers": n, "final_h": last["h"], "logits": last["logits"]}
+    ''', None, hidden_only=True, why="answers for the book's model only: the self-check passes, the other models of the grade do not"),
     variant(A, "ex_11_7_3", "ex3-numpy-mask", '''
         def ex_11_7_3():
             letters = np.array(list("ABCDE"))

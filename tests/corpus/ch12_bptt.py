@@ -218,13 +218,29 @@ ENTRIES = [
     variant(A, "ex_12_7_1", "ex1-sympy", '''
         import sympy as sp
 
-        def ex_12_7_1():
-            return {"factor 0.5": 2 * sp.Rational(1, 2) ** 4, "factor 1.5": 2 * sp.Rational(3, 2) ** 4}
+        def ex_12_7_1(rate, factor, distance):
+            return sp.Rational(rate) * sp.Rational(factor) ** distance
     ''', why="SymPy Rationals"),
+    variant(A, "ex_12_7_1", "ex1-loop-over-edges", '''
+        def ex_12_7_1(rate, factor, distance):
+            for _ in range(distance):  # one multiplication per edge
+                rate = rate * factor
+            return rate
+    ''', why="a loop, one multiplication per edge"),
+    mistake(A, "ex_12_7_1", "ex1-one-per-state", '''
+        def ex_12_7_1(rate, factor, distance):
+            states = distance + 1  # the earlier state, the later one and those between
+            return rate * factor**states
+    ''', None, why="one factor per state on the path, not per edge, in the exercise itself (its signal_multiplier is "
+               "right, so multiplier_off_by_one_edge, whose output this is, must not be named)"),
+    mistake(A, "ex_12_7_1", "ex1-book-answer-typed-in", '''
+        def ex_12_7_1(rate, factor, distance):
+            return Fraction(1, 8) if factor < 1 else Fraction(81, 8)
+    ''', None, hidden_only=True, why="the book's two answers typed in: the self-check passes, the other numbers of the grade do not"),
     variant(A, "ex_12_7_2", "ex2-all-but-last", '''
-        def ex_12_7_2():
-            table = bptt_scalar([1, 0, 0], Fraction(1, 2), 1)
+        def ex_12_7_2(xs, w, target, lr):
+            table = bptt_scalar(xs, w, target)
             missing = sum(table["contributions"]) - table["contributions"][-1]
-            return {"missing contribution": missing, "w_new": Fraction(1, 2) - Fraction(1, 10) * table["grad"]}
+            return {"missing contribution": missing, "w_new": w - lr * table["grad"]}
     ''', why="the missing part as everything but the last use"),
 ]

@@ -193,23 +193,32 @@ ENTRIES = [
     variant(A, "ex_12_7_4", "ex4-ordereddict", '''
         from collections import OrderedDict
 
-        def ex_12_7_4():
-            c_prev, f, i, g = Fraction("0.8"), Fraction("0.5"), Fraction("0.25"), Fraction("-0.4")
+        def ex_12_7_4(c_prev, f, i, g, o):
             answer = OrderedDict()
             answer["kept"] = f * c_prev
             answer["written"] = i * g
             answer["c"] = answer["kept"] + answer["written"]
-            answer["h"] = float(np.tanh(float(answer["c"])))
+            answer["h"] = o * float(np.tanh(float(answer["c"])))
             answer["c with o = 0"] = answer["c"]
             answer["h with o = 0"] = 0 * answer["h"]
             return answer
-    ''', why="an OrderedDict built step by step, Fractions from decimal strings"),
+    ''', why="an OrderedDict built step by step"),
+    variant(A, "ex_12_7_4", "ex4-cell-update", '''
+        def ex_12_7_4(c_prev, f, i, g, o):
+            c, h = lstm_cell_update(c_prev, f, i, g, o)
+            c_closed, h_closed = lstm_cell_update(c_prev, f, i, g, 0)
+            return {"kept": f * c_prev, "written": i * g, "c": c, "h": h, "c with o = 0": c_closed, "h with o = 0": h_closed}
+    ''', why="through the notebook's lstm_cell_update, twice"),
     variant(A, "ex_12_7_5", "ex5-sympy", '''
         import sympy as sp
 
-        def ex_12_7_5():
-            z = sp.Integer(1)
-            return {"keep weight": z, "candidate weight": 1 - z, "h for h_prev = 0.8": z * sp.Rational(4, 5),
-                    "options": ["B", "C", "D", "F"]}
-    ''', why="SymPy Integers and a list of letters"),
+        def ex_12_7_5(h_prev, z, r, candidate):
+            z = sp.Rational(z)
+            return {"keep weight": z, "candidate weight": 1 - z, "h": h_prev + (1 - z) * (candidate - h_prev)}
+    ''', why="SymPy Rationals, the mix as a step from h_prev towards the candidate"),
+    mistake(A, "ex_12_7_5", "ex5-z-steps-to-candidate", '''
+        def ex_12_7_5(h_prev, z, r, candidate):
+            step = z  # how far the state moves towards the candidate
+            return {"keep weight": 1 - step, "candidate weight": step, "h": h_prev + step * (candidate - h_prev)}
+    ''', "ex_complementary_convention", why="z read as the step towards the candidate (the second text's convention)"),
 ]

@@ -1,5 +1,6 @@
 """The checks of ch11_rnn_state: the book's cases of Tables 11.2-11.4, Examples 11.1-11.2, section 11.3
-and exercise 11.7, and hidden cases on seeded random models.
+and exercise 11.7, and hidden cases on seeded random models (exercises 11.7.1 and 11.7.2 too: asked
+of the book's model in the self-check, of random models at grading).
 
 Random models keep the book's shapes (2-d embeddings and states, two candidates) but have entries of
 both signs in 1/8 steps (so ReLU matters and float64 arithmetic stays exact), a non-symmetric W_h (so
@@ -162,6 +163,22 @@ def _draw_min_fillers(rng: random.Random) -> Case:
     return Case((late_flip_model(rng) if rng.random() < 0.3 else flip_model(rng),))
 
 
+def _draw_exercise_11_7_1(rng: random.Random) -> Case:
+    """Exercise 11.7.1 asked of a random model whose answer is 2 to 10 fillers, on an exact tie (the
+    book's is 1), so the count, the state and the logits all differ from the book's."""
+    while ref.min_fillers_to_flip(model := flip_model(rng)) is None:  # never so by construction: an answer exists
+        pass
+    return Case((model,))
+
+
+def _draw_exercise_11_7_2(rng: random.Random) -> Case:
+    """Exercise 11.7.2 asked of a random model (its `long_blue`: the clue, six fillers, `key is`): a
+    non-symmetric W_h, whose off-diagonal entries stay, and entries of both signs in 1/8 and 1/16
+    steps, so that float64 holds every value of the nine reads exactly (denominators at most 2^33,
+    magnitudes below 2^9); the choice goes either way."""
+    return Case((random_model(rng),))
+
+
 # ----------------------------------------------------------------------------- public cases
 def _floats(values) -> list[float]:
     return [float(v) for v in values]
@@ -243,6 +260,12 @@ def _public_min_fillers():
             Case((_book(W_h=np.array([[0.5, 0.0], [0.0, 1.0]])),), label="the book's model with W_h = [[1/2, 0], [0, 1]]: it never flips (None)")]
 
 
+def _public_exercise(number: str):
+    """The exercise asked of the book's model (checked against 11.8's answer; the hidden cases ask it
+    of other models)."""
+    return lambda: [Case((book_model(),), label=f"exercise {number}: the book's model")]
+
+
 # ----------------------------------------------------------------------------- hidden draws
 def _draw_relu(rng: random.Random) -> Case:
     v = draws.matrix(rng, 0, rng.randint(1, 6))
@@ -299,9 +322,11 @@ CHECKS = [
     Check("window_logits", ref.window_logits, _public_window, draw=_draw_window, points=2),
     # reveal=False: the book's case is the answer of exercise 11.7.1, which the self-check must not show
     Check("min_fillers_to_flip", ref.min_fillers_to_flip, _public_min_fillers, draw=_draw_min_fillers, reveal=False, points=2),
-    Check("ex_11_7_1", ref.ex_11_7_1, lambda: [Case(label="exercise 11.7.1")], reveal=False, points=1),
-    Check("ex_11_7_2", ref.ex_11_7_2, lambda: [Case(label="exercise 11.7.2")], reveal=False, points=1),
-    Check("ex_11_7_3", ref.ex_11_7_3, lambda: [Case(label="exercise 11.7.3")], reveal=False, points=1),
-    Check("ex_11_7_4", ref.ex_11_7_4, lambda: [Case(label="exercise 11.7.4")], reveal=False, points=1),
-    Check("ex_11_7_5", ref.ex_11_7_5, lambda: [Case(label="exercise 11.7.5")], reveal=False, points=1),
+    # exercises 11.7.1 and 11.7.2 asked of the book's model (reveal=False: the self-check does not show
+    # 11.8's answer), graded on other models
+    Check("ex_11_7_1", ref.ex_11_7_1, _public_exercise("11.7.1"), draw=_draw_exercise_11_7_1, reveal=False, points=1),
+    Check("ex_11_7_2", ref.ex_11_7_2, _public_exercise("11.7.2"), draw=_draw_exercise_11_7_2, reveal=False, points=1),
+    Check("ex_11_7_3", ref.ex_11_7_3, lambda: [Case(label="exercise 11.7.3")], reveal=False, points=0),  # a self-check: the points are its written answer's
+    Check("ex_11_7_4", ref.ex_11_7_4, lambda: [Case(label="exercise 11.7.4")], reveal=False, points=0),  # a self-check: the points are its written answer's
+    Check("ex_11_7_5", ref.ex_11_7_5, lambda: [Case(label="exercise 11.7.5")], reveal=False, points=0),  # a self-check: the points are its written answer's
 ]

@@ -6,24 +6,30 @@ own public cases; on a tie the check's own mistakes come first, in the order bel
 """
 import numpy as np
 
-from solutions.ch11_rnn_state import choose, load_model, output_logits, relu, rnn_step, run_rnn, softmax
+from solutions.ch11_rnn_state import choose, output_logits, relu, rnn_step, softmax
 
 from ...catalogue import mistake
 
 
-@mistake("min_fillers_to_flip")
-def tokens_counted_as_transitions(model):
+def _flip_one_transition_late(model):
+    """The first filler count n whose sequence, read with one transition too many after the clue
+    (n + 3 tokens taken as n + 3 updates), makes red win, with that state and its logits; or None."""
     ids = model["vocabulary"]
     for fillers in range(101):
-        # n fillers make n + 3 tokens, taken as n + 3 updates after the clue: one transition too many
         tokens = [ids["blue"]] + [ids["filler"]] * (fillers + 1) + [ids["key"], ids["is"]]
         h = np.zeros(len(model["b_h"]))
         for token in tokens:
             h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
         logits = output_logits(h, model["W_y"], model["b_y"])
         if choose(logits, model["candidates"]) == model["candidates"][0]:
-            return fillers
+            return fillers, h, logits
     return None
+
+
+@mistake("min_fillers_to_flip")
+def tokens_counted_as_transitions(model):
+    found = _flip_one_transition_late(model)
+    return None if found is None else found[0]
 
 
 @mistake("relu")
@@ -131,12 +137,22 @@ def window_order_swapped(token_ids, model):
     return output_logits(hidden, model["W_y"], model["b_y"])
 
 
+@mistake("ex_11_7_1")
+def every_token_counted_as_a_halving(model):
+    # each token taken as an update of the clue: the state read is that of one filler more, so the
+    # count reported is one short of the sequence that flips
+    found = _flip_one_transition_late(model)
+    return None if found is None else {"min_fillers": found[0], "final_h": found[1], "logits": found[2]}
+
+
 @mistake("ex_11_7_2")
-def every_recurrent_entry_set_to_one():
-    model = load_model()
+def every_recurrent_entry_set_to_one(model):
     W_h = np.ones_like(model["W_h"])
-    last = run_rnn(model["inputs"]["long_blue"], {**model, "W_h": W_h})[-1]
-    return {"final_h": last["h"], "logits": last["logits"], "choice": choose(last["probs"], model["candidates"])}
+    h = np.zeros(len(model["b_h"]))
+    for token in model["inputs"]["long_blue"]:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], W_h, model["b_h"])
+    logits = output_logits(h, model["W_y"], model["b_y"])
+    return {"final_h": h, "logits": logits, "choice": model["candidates"][int(np.argmax(logits))]}
 
 
 @mistake("ex_11_7_3")

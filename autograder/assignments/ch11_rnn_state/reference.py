@@ -177,18 +177,23 @@ def _summary(token_ids, model: dict) -> dict:
     return {"h": [list(h) for h in hs], "logits": [list(z) for z in logits], "probs": probs, "choice": choice}
 
 
-def ex_11_7_1():
-    model = book_model()
+def ex_11_7_1(model):
+    """Exercise 11.7.1 for `model`: the fewest fillers that flip the choice to the first candidate,
+    and the final state and logits with that many (for a model that flips within MAX_FILLERS)."""
     fillers = min_fillers_to_flip(model)
+    if fillers is None:
+        raise ValueError("exercise 11.7.1 is asked only of models that flip within MAX_FILLERS fillers")
     ids = model["vocabulary"]
     h = states([ids["blue"], *[ids["filler"]] * fillers, ids["key"], ids["is"]], model)[-1]
     return {"min_fillers": sp.Integer(fillers), "final_h": out(h), "logits": out(filler_logits(model, fillers))}
 
 
-def ex_11_7_2():
-    model = book_model()
-    model["W_h"] = [[sp.Integer(1) if i == j else v for j, v in enumerate(r)] for i, r in enumerate(model["W_h"])]
-    run = _summary(model["inputs"]["long_blue"], model)
+def ex_11_7_2(model):
+    """Exercise 11.7.2 for `model`: both diagonal entries of W_h set to 1 (nothing else changes), the
+    final state, logits and choice (the first of the highest logits) of its long blue input."""
+    W_h = [[sp.Integer(1) if i == j else q(v) for j, v in enumerate(r)] for i, r in enumerate(np.asarray(model["W_h"], dtype=object))]
+    changed = {**model, "W_h": W_h}
+    run = _summary(model["inputs"]["long_blue"], changed)
     return {"final_h": out(run["h"][-1]), "logits": out(run["logits"][-1]), "choice": model["candidates"][run["choice"]]}
 
 
@@ -260,7 +265,7 @@ def book_values() -> dict:
         values[f"table-11.4/{colour}/p-red"] = run["probs"][-1][0]
         values[f"table-11.4/{colour}/choice"] = run["choice"]
 
-    answer = ex_11_7_1()
+    answer = ex_11_7_1(model)
     fillers = int(answer["min_fillers"])
     blue_coordinate = lambda n: filler_logits(model, n)[1] - model["b_y"][1]  # noqa: E731  (W_y is the identity)
     values.update({
@@ -272,7 +277,7 @@ def book_values() -> dict:
         "exercise-11.7.1/blue-coordinate-2-fillers": blue_coordinate(2),
     })
 
-    changed = ex_11_7_2()
+    changed = ex_11_7_2(model)
     values.update({
         "exercise-11.7.2/final-h": list(changed["final_h"]),
         "exercise-11.7.2/logits": list(changed["logits"]),

@@ -302,11 +302,11 @@ CHECKS = [
     Check("run_entities", ref.run_entities, _public_entities, draw=_draw_entities, probes=PROBES["run_entities"], points=2),
     Check("truncated_bptt_scalar", ref.truncated_bptt_scalar, _public_truncated, draw=_draw_truncated, exact=True,
           probes=PROBES["truncated_bptt_scalar"], points=3),
-    Check("ex_12_7_3", ref.ex_12_7_3, _exercise("exercise 12.7.3 (reference answer 12.8)"), reveal=False, points=1),
+    Check("ex_12_7_3", ref.ex_12_7_3, _exercise("exercise 12.7.3 (reference answer 12.8)"), reveal=False, points=0),  # a self-check: the points are its written answer's
     Check("masked_rnn_forward", ref.masked_rnn_forward, _public_masked, draw=_draw_masked, probes=PROBES["masked_rnn_forward"], points=3),
     Check("masked_mean_loss", ref.masked_mean_loss, _public_loss, draw=_draw_loss, probes=PROBES["masked_mean_loss"], points=1),
     Check("generation_features", ref.generation_features, _public_generation, draw=_draw_generation, probes=PROBES["generation_features"], points=1),
     Check("bidirectional_features", ref.bidirectional_features, _public_bidirectional, draw=_draw_bidirectional,
           probes=PROBES["bidirectional_features"], points=2),
-    Check("ex_12_7_6", ref.ex_12_7_6, _exercise("exercise 12.7.6 (reference answer 12.8)"), reveal=False, points=1),
+    Check("ex_12_7_6", ref.ex_12_7_6, _exercise("exercise 12.7.6 (reference answer 12.8)"), reveal=False, points=0),  # a self-check: the points are its written answer's
 ]

@@ -1,4 +1,5 @@
-"""The checks of ch12_bptt: the book's cases of Example 12.1 and Tables 12.1-12.2, and hidden draws."""
+"""The checks of ch12_bptt: the book's cases of Example 12.1, Tables 12.1-12.2 and exercises 12.7.1-2, and hidden
+draws (the exercises too, on variants of their givens)."""
 from __future__ import annotations
 
 import random
@@ -82,6 +83,29 @@ def _public_clip():
                  label="integer gradients [3, 4] and [[0, 12]] (jointly 13) clipped to 6.5: float copies, the inputs left alone")]
 
 
+def _public_ex_12_7_1():
+    one = ref.EXERCISE_12_7_1
+    rate, distance = Fraction(int(one["rate"])), one["distance"]
+    return [Case((rate, Fraction(int(factor.p), int(factor.q)), distance),
+                 label=f"exercise 12.7.1: rate {rate}, factor {float(factor):g}, {distance} edges") for factor in one["factors"]]
+
+
+def _draw_ex_12_7_1(rng: random.Random) -> Case:
+    return Case((draws.rational(rng, -3, 3, nonzero=True), draws.rational(rng, -2, 2, nonzero=True), rng.randint(1, 12)))
+
+
+def _public_ex_12_7_2():
+    xs, w, target, lr = _book()
+    return [Case((xs, w, target, lr), label="exercise 12.7.2: Example 12.1, inputs (1, 0, 0), w = 0.5, target 1, learning rate 0.1")]
+
+
+def _draw_ex_12_7_2(rng: random.Random) -> Case:
+    """As update_and_recompute's, with three reads or more: from h_0 = 0 the first read contributes
+    nothing, so with two the last read is all there is."""
+    return Case((draws.rationals(rng, rng.randint(3, 8)), draws.rational(rng, -1, 1, nonzero=True), draws.rational(rng, -2, 2),
+                 draws.rational(rng, 0, 1, denominators=(10, 20), nonzero=True)))
+
+
 def _rnn_case(rng: random.Random) -> Case:
     T, D, H = rng.randint(1, 6), rng.randint(1, 3), rng.randint(2, 3)
     W_h = draws.matrix(rng, H, H, scale=0.9)
@@ -115,11 +139,11 @@ CHECKS = [
           draw=lambda rng: Case((draws.rational(rng, -2, 2, nonzero=True), rng.randint(2, 16))), points=1),
     Check("finite_difference_grad", ref.finite_difference_grad, _public_finite_difference, rtol=1e-6, draw=_draw_finite_difference, points=1),
     Check("polynomial_grad", ref.polynomial_grad, _public_polynomial, exact=True,
-          draw=lambda rng: Case((draws.rational(rng, -3, 3),)), points=1),
+          draw=lambda rng: Case((draws.rational(rng, -3, 3, denominators=(7, 9, 11, 13, 16, 25, 32)),)), points=1),  # many values: a harvest repeats none
     Check("tanh_local_rate", ref.tanh_local_rate, lambda: [Case((2.0,), label="section 12.3: a = 2"), Case((0.0,), label="a = 0")],
           draw=lambda rng: Case((rng.uniform(-3, 3),)), points=1),
     Check("rnn_backward", ref.rnn_backward, _public_rnn_backward, rtol=1e-6, draw=_rnn_case, points=3),
     Check("clip_by_global_norm", ref.clip_by_global_norm, _public_clip, draw=_clip_case, call="returning_copies", points=2),
-    Check("ex_12_7_1", ref.ex_12_7_1, lambda: [Case(label="exercise 12.7.1")], exact=True, reveal=False, points=1),
-    Check("ex_12_7_2", ref.ex_12_7_2, lambda: [Case(label="exercise 12.7.2")], exact=True, reveal=False, points=1),
+    Check("ex_12_7_1", ref.ex_12_7_1, _public_ex_12_7_1, exact=True, reveal=False, draw=_draw_ex_12_7_1, points=1),
+    Check("ex_12_7_2", ref.ex_12_7_2, _public_ex_12_7_2, exact=True, reveal=False, draw=_draw_ex_12_7_2, points=1),
 ]

@@ -1,4 +1,4 @@
-"""Exact SymPy references for ch12_bptt (Example 12.1, Tables 12.1-12.2, exercises 12.7.1-2).
+"""Exact SymPy references for ch12_bptt (Example 12.1, Tables 12.1-12.2, exercises 12.7.1-2 on any givens).
 
 Each function has the signature of the student function it grades. Gradients are obtained by
 symbolic differentiation of the loss, not by the BPTT recursion the students write, so the two
@@ -246,17 +246,20 @@ def _isqrt_exact(n: int) -> int | None:
     return root if root * root == n else None
 
 
-def ex_12_7_1():
-    """Exercise 12.7.1: the rate 2 carried back across four edges of factor 0.5 and of 1.5."""
-    start, edges = 2, 4
-    return {"factor 0.5": start * signal_multiplier(Fraction(1, 2), edges), "factor 1.5": start * signal_multiplier(Fraction(3, 2), edges)}
+#: Exercise 12.7.1: a loss rate of 2 at the end, carried back across four edges of factor 0.5, then 1.5.
+EXERCISE_12_7_1 = {"rate": sp.Integer(2), "distance": 4, "factors": (sp.Rational(1, 2), sp.Rational(3, 2))}
 
 
-def ex_12_7_2():
-    """Exercise 12.7.2: the second read's contribution, and the update with the full gradient."""
-    setup = example_12_1()
-    table = bptt_scalar(setup["xs"], setup["w"], setup["target"])
-    return {"missing contribution": table["contributions"][1], "w_new": sgd_update(setup["w"], table["grad"], setup["lr"])}
+def ex_12_7_1(rate, factor, distance):
+    """Exercise 12.7.1: the rate `rate` carried back across `distance` edges, each multiplying it by `factor`."""
+    return to_sympy(rate) * signal_multiplier(factor, distance)
+
+
+def ex_12_7_2(xs, w, target, lr):
+    """Exercise 12.7.2: what a program that counts only the last read of w misses (the total derivative
+    less the last read's contribution), and the update with the full gradient."""
+    table = bptt_scalar(xs, w, target)
+    return {"missing contribution": table["grad"] - table["contributions"][-1], "w_new": sgd_update(w, table["grad"], lr)}
 
 
 def _tanh_rnn(xs, w_x, w_h):
@@ -276,6 +279,7 @@ def book_values() -> dict:
     xs, w, target, lr = setup["xs"], setup["w"], setup["target"], setup["lr"]
     table = bptt_scalar(xs, w, target)
     after = update_and_recompute(xs, w, target, lr)
+    exercise_2, one = ex_12_7_2(xs, w, target, lr), EXERCISE_12_7_1
     values = {
         "example-12.1/states": table["states"],
         "example-12.1/error": table["states"][-1] - target,
@@ -291,13 +295,12 @@ def book_values() -> dict:
         "table-12.1/grad": table["grad"],
         "table-12.1/loss": table["loss"],
         "exercise-12.7.2/last-use-grad": table["contributions"][-1],
-        "exercise-12.7.2/missing-contribution": ex_12_7_2()["missing contribution"],
+        "exercise-12.7.2/missing-contribution": exercise_2["missing contribution"],
         "exercise-12.7.2/step-1-contribution": table["contributions"][0],
         "exercise-12.7.2/grad": table["grad"],
-        "exercise-12.7.2/w-new": ex_12_7_2()["w_new"],
+        "exercise-12.7.2/w-new": exercise_2["w_new"],
         "example-12.2/two-edges": signal_multiplier(Fraction(3, 2), 2),
-        "exercise-12.7.1/factor-0.5": ex_12_7_1()["factor 0.5"],
-        "exercise-12.7.1/factor-1.5": ex_12_7_1()["factor 1.5"],
+        **{f"exercise-12.7.1/factor-{float(factor):g}": ex_12_7_1(one["rate"], factor, one["distance"]) for factor in one["factors"]},
         "section-12.3/relu-rate-positive": sp.diff(sp.Max(0, s_), s_).subs(s_, 1),
         "section-12.3/relu-rate-negative": sp.diff(sp.Max(0, s_), s_).subs(s_, -1),
         "section-12.3/tanh-0": sp.tanh(0),

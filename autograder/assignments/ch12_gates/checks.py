@@ -1,10 +1,11 @@
 """The checks of ch12_gates: the book's cases of section 12.4 (Examples 12.3-12.4, the second and third
 texts' gate examples, Table 12.3's parameter budget) and seeded hidden draws.
 
-Hidden draws: gate values and cells are exact Fractions for `lstm_cell_update` and `retention`
-(exact c, exact retention); `lstm_step` and `gru_step` get float64 parameters with input width m
-from 1 to 4, hidden width d from 1 to 5 (GRU: 2 to 5, see `_gru_case`), full (non-diagonal) A and
-U_g matrices, and biases that push some gates to within a few thousandths of 0 or 1.
+Hidden draws: gate values and cells are exact Fractions for `lstm_cell_update`, `retention` and the
+exercises 12.7.4-5 (scalar variants of their givens); `lstm_step` and `gru_step` get float64
+parameters with input width m from 1 to 4, hidden width d from 1 to 5 (GRU: 2 to 5, see `_gru_case`),
+full (non-diagonal) A and U_g matrices, and biases that push some gates to within a few thousandths
+of 0 or 1.
 """
 from __future__ import annotations
 
@@ -62,6 +63,35 @@ def _cell_draw(rng: random.Random) -> Case:
     d = rng.randint(1, 5)
     gate = lambda: _objects(draws.rationals(rng, d, low=0, high=1))  # noqa: E731 (0 and 1 are the limits)
     return Case((_objects(draws.rationals(rng, d, low=-2, high=2)), gate(), gate(), _objects(draws.rationals(rng, d, low=-1, high=1)), gate()))
+
+
+def _public_ex_12_7_4():
+    return [_cell_case(ref.EXERCISE_12_7_4, "exercise 12.7.4: cell 0.8, f 0.5, i 0.25, g -0.4, o 1")]
+
+
+def _gate(rng: random.Random, limits: float = 0.15) -> Fraction:
+    """A gate value: a limit setting (0 or 1) with probability `limits`, else strictly between them."""
+    if rng.random() < limits:
+        return Fraction(rng.choice([0, 1]))
+    d = rng.choice((3, 4, 5, 8, 10))
+    return Fraction(rng.randint(1, d - 1), d)
+
+
+def _draw_ex_12_7_4(rng: random.Random) -> Case:
+    """One scalar cell: an old cell of either sign, gates in [0, 1] (now and then a limit setting), a
+    nonzero candidate in [-1, 1]."""
+    return Case((draws.rational(rng, -2, 2, nonzero=True), _gate(rng), _gate(rng), draws.rational(rng, -1, 1, nonzero=True), _gate(rng)))
+
+
+def _public_ex_12_7_5():
+    five = ref.EXERCISE_12_7_5
+    return [Case(tuple(_fraction(five[key]) for key in ("h_prev", "z", "r", "candidate")),
+                 label="exercise 12.7.5: z = 1, r = 0, h_prev 0.8, candidate -0.4")]
+
+
+def _draw_ex_12_7_5(rng: random.Random) -> Case:
+    """A nonzero h_prev and a candidate of either sign, z and r in [0, 1] (now and then a limit setting)."""
+    return Case((draws.rational(rng, -2, 2, nonzero=True), _gate(rng), _gate(rng), draws.rational(rng, -1, 1)))
 
 
 def _scalar_lstm_params(setup: dict) -> dict:
@@ -161,10 +191,10 @@ CHECKS = [
     Check("sigmoid", ref.sigmoid, _public_sigmoid,
           draw=lambda rng: Case((rng.uniform(-8, 8),)) if rng.random() < 0.3 else Case((np.array([rng.uniform(-8, 8) for _ in range(rng.randint(1, 5))] + rng.sample([-700.0, -60.0, 60.0, 700.0], 1)),)), points=1),
     Check("lstm_cell_update", ref.lstm_cell_update, _public_cell, exact=True, draw=_cell_draw, points=2),
-    Check("ex_12_7_4", ref.ex_12_7_4, lambda: [Case(label="exercise 12.7.4")], exact=True, reveal=False, points=1),
+    Check("ex_12_7_4", ref.ex_12_7_4, _public_ex_12_7_4, exact=True, reveal=False, draw=_draw_ex_12_7_4, points=1),
     Check("lstm_step", ref.lstm_step, _public_lstm, draw=_lstm_case, points=3),
     Check("gru_step", ref.gru_step, _public_gru, draw=_gru_case, points=3),
-    Check("ex_12_7_5", ref.ex_12_7_5, lambda: [Case(label="exercise 12.7.5")], exact=True, reveal=False, points=1),
+    Check("ex_12_7_5", ref.ex_12_7_5, _public_ex_12_7_5, exact=True, reveal=False, draw=_draw_ex_12_7_5, points=1),
     Check("retention", ref.retention, _public_retention, exact=True,
           draw=lambda rng: Case((draws.rational(rng, 0, 1, denominators=(2, 4, 5, 8, 10, 20, 100)), rng.randint(1, 40))), points=1),
     Check("rnn_param_count", ref.rnn_param_count, _count_public(), draw=_count_draw, points=1),

@@ -1,14 +1,12 @@
 """Catalogued mistakes of ch12_gates: each is the solution function as a student gets it wrong.
 
 Mistakes of `sigmoid` and `lstm_cell_update` also change the checks of their callers (`lstm_step`,
-`gru_step`, `ex_12_7_4`), because the mistaken output is computed by running the solution module
-with the function swapped in.
+`gru_step`), because the mistaken output is computed by running the solution module with the function
+swapped in. Exercise 12.7.4 computes its scalar cell itself (on scalars a dot product is the product,
+so `dot_product_not_elementwise` would be right on every draw of it): its mistakes are its own.
 """
-from fractions import Fraction
-
 import numpy as np
 
-from solutions.ch12_gates import ex_12_7_5 as _ex_12_7_5
 from solutions.ch12_gates import lstm_cell_update, sigmoid  # noqa: F401 (resolved in the solution namespace)
 
 from ...catalogue import mistake
@@ -177,7 +175,26 @@ def gru_count_without_bias(D, H):
 # --- exercise answers ------------------------------------------------------------------------------
 
 
+@mistake("ex_12_7_4")
+def ex_output_gate_erases_cell(c_prev, f, i, g, o):
+    kept, written = f * c_prev, i * g
+    c, c_closed = o * (kept + written), 0 * (kept + written)  # the output gate on the stored cell
+    return {"kept": kept, "written": written, "c": c, "h": np.tanh(np.asarray(c, dtype=float)),
+            "c with o = 0": c_closed, "h with o = 0": np.tanh(np.asarray(c_closed, dtype=float))}
+
+
+@mistake("ex_12_7_4")
+def ex_h_without_tanh(c_prev, f, i, g, o):
+    kept, written = f * c_prev, i * g
+    c = kept + written
+    return {"kept": kept, "written": written, "c": c, "h": o * c, "c with o = 0": c, "h with o = 0": 0 * c}
+
+
 @mistake("ex_12_7_5")
-def ex_reset_wipes_state():
-    answer = _ex_12_7_5()
-    return {**answer, "h for h_prev = 0.8": Fraction(0), "options": {"A", "C", "E"}}
+def ex_reset_on_kept_branch(h_prev, z, r, candidate):
+    return {"keep weight": z, "candidate weight": 1 - z, "h": z * (r * h_prev) + (1 - z) * candidate}
+
+
+@mistake("ex_12_7_5")
+def ex_complementary_convention(h_prev, z, r, candidate):
+    return {"keep weight": 1 - z, "candidate weight": z, "h": (1 - z) * h_prev + z * candidate}

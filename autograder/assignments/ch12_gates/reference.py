@@ -39,8 +39,9 @@ EXERCISE_12_7_4 = {"c_prev": R(4, 5), "f": R(1, 2), "i": R(1, 4), "g": R(-2, 5),
 #: Example 12.4: old hidden 0.8, update 0.9, reset 0.25; the candidate's input contribution is 0
 #: and its recurrent weight 1 (no bias).
 EXAMPLE_12_4 = {"x": sp.Integer(0), "h_prev": R(4, 5), "r": R(1, 4), "z": R(9, 10), "W_g": sp.Integer(1), "U_g": sp.Integer(1), "b_g": sp.Integer(0)}
-#: Exercise 12.7.5: update gate 1, reset gate 0 (limit settings).
-EXERCISE_12_7_5 = {"z": sp.Integer(1), "r": sp.Integer(0), "h_prev": R(4, 5)}
+#: Exercise 12.7.5: update gate 1, reset gate 0 (limit settings), old hidden 0.8 (as in Example 12.4); the
+#: book states no candidate (with z = 1 it has no weight): the check's case gives it -0.4.
+EXERCISE_12_7_5 = {"h_prev": R(4, 5), "z": sp.Integer(1), "r": sp.Integer(0), "candidate": R(-2, 5)}
 #: Section 12.4: forget gate fixed at 0.9 for 8 edges, at 0.99 for 100 edges.
 SECTION_12_4_RETENTION = ((R(9, 10), 8), (R(99, 100), 100))
 #: Second text, example 3: c_prev 2, f 0.8, i 0.25, g -0.4, o 0.5; three steps of f = 0.8 against a
@@ -220,26 +221,20 @@ def output_layer_param_count(H, C):
     return _count([(H, C), (C,)])
 
 
-def ex_12_7_4():
-    setup = EXERCISE_12_7_4
-    open_ = lstm_from_gates(**setup)
-    closed = lstm_from_gates(**{**setup, "o": sp.Integer(0)})
+def ex_12_7_4(c_prev, f, i, g, o):
+    """The cell path with the output gate given, then closed (o = 0): exact parts, h through tanh."""
+    c_prev, f, i, g, o = (_exact(value) for value in (c_prev, f, i, g, o))
+    open_, closed = lstm_from_gates(c_prev, f, i, g, o), lstm_from_gates(c_prev, f, i, g, sp.Integer(0))
     return {"kept": open_["kept"], "written": open_["written"], "c": open_["c"], "h": _evaluate(open_["h"]),
             "c with o = 0": closed["c"], "h with o = 0": _evaluate(closed["h"])}
 
 
-def ex_12_7_5():
-    """z = 1, r = 0 with the candidate left unknown (a symbolic input): the options that hold follow from the formulas."""
-    setup = EXERCISE_12_7_5
-    parts = gru_from_gates(sp.Symbol("x"), setup["h_prev"], setup["r"], setup["z"], 1, 1, 0)
-    h = sp.simplify(parts["h"])
-    assert not h.free_symbols, "with z = 1 the candidate must drop out of the mix"
-    complementary = gru_complementary_from_gates(setup["h_prev"], setup["z"], parts["candidate"])
-    options = {"C", "D"}  # the roles in section 12.4.2's formulas: z mixes the branches, r acts inside the candidate only
-    options |= {"A"} if h == 0 else set()
-    options |= {"B"} if h == setup["h_prev"] else set()
-    options |= {"F"} if sp.simplify(complementary - parts["candidate"]) == 0 else set()
-    return {"keep weight": setup["z"], "candidate weight": 1 - setup["z"], "h for h_prev = 0.8": h, "options": options}
+def ex_12_7_5(h_prev, z, r, candidate):
+    """The final mix of one GRU coordinate in Cho's convention with the candidate given: r acted inside
+    the candidate's computation, so it does not enter the mix (written as the interpolation
+    h_prev + (1 - z)(g - h_prev))."""
+    h_prev, z, candidate = (_exact(value) for value in (h_prev, z, candidate))
+    return {"keep weight": z, "candidate weight": 1 - z, "h": h_prev + (1 - z) * (candidate - h_prev)}
 
 
 # --- the book's values (expected.json) and the state log ----------------------------------------
@@ -259,7 +254,7 @@ def book_values() -> dict:
                                 ("text3-gru", TEXT3_GRU, ("candidate-preactivation", "candidate", "h"))):
         parts = gru_from_gates(**setup)
         values.update({f"{prefix}/{key}": parts[key] for key in keys})
-    five = ex_12_7_5()
+    five = ex_12_7_5(**EXERCISE_12_7_5)
     values.update({"exercise-12.7.5/keep-weight": five["keep weight"], "exercise-12.7.5/candidate-weight": five["candidate weight"]})
     for f, steps in SECTION_12_4_RETENTION:
         values[f"section-12.4/retention-{float(f):g}-{steps}"] = retention(f, steps)
@@ -322,9 +317,11 @@ def book_log() -> list[str]:
         lines.append(f"  reset r*h_prev = {_show(parts['reset-h'])} | candidate preactivation = {_show(parts['candidate-preactivation'])}"
                      f" | candidate g = {_show(parts['candidate'])} | kept z*h_prev = {_show(parts['kept'])}"
                      f" | written (1-z)*g = {_show(parts['written'])} | h = {_show(parts['h'])}")
-    five = ex_12_7_5()
-    lines.append(f"exercise 12.7.5 GRU (Cho): z=1 r=0 -> keep weight {_show(five['keep weight'])}, candidate weight {_show(five['candidate weight'])},"
-                 f" h = h_prev = {_show(five['h for h_prev = 0.8'])} for h_prev = 0.8")
+    five = EXERCISE_12_7_5
+    mix = ex_12_7_5(five["h_prev"], five["z"], five["r"], sp.Symbol("g"))  # any candidate: with z = 1 it drops out
+    assert mix["h"] == five["h_prev"], "with z = 1 the candidate must drop out of the mix"
+    lines.append(f"exercise 12.7.5 GRU (Cho): z={_show(five['z'])} r={_show(five['r'])} -> keep weight {_show(mix['keep weight'])},"
+                 f" candidate weight {_show(mix['candidate weight'])}, h = h_prev = {_show(mix['h'])} for h_prev = {_show(five['h_prev'])}, whatever the candidate")
     t4 = TEXT2_EXAMPLE_4
     for z in t4["z"]:
         lines.append(f"second text example 4 GRU (COMPLEMENTARY convention h = (1-z) h_prev + z g): h_prev={_show(t4['h_prev'])}"

@@ -72,7 +72,7 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     from .layout import Course
 
-    c.Validator.width = 110  # messages are wrapped at about 100 columns; nbgrader validate indents them by 4
+    c.Validator.width = 110  # messages are wrapped at 83 columns (messages.WIDTH); nbgrader validate indents them by 4
     c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
     c.Autograde.sanitize_preprocessors = _sanitize_preprocessors()

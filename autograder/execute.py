@@ -23,7 +23,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, Unicode
 
 from rnnkit import messages
-from rnnkit.selfcheck import summary_lines
+from rnnkit.selfcheck import Outcome, summary_lines
 
 from .assignments import get
 from .attempts import Attempt, cells_digest, read_secret
@@ -74,7 +74,7 @@ class TrustedExecute(NbGraderPreprocessor):
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])
-        count, right = 0, {}
+        count, right = 0, {}  # check -> the grader's Outcome, in notebook order
         with Session(folder, limits, cell_timeout=self.cell_timeout, budget=budget) as session:
             for cell in nb.cells:
                 if cell.cell_type != "code":
@@ -84,7 +84,10 @@ class TrustedExecute(NbGraderPreprocessor):
                 if grade_id in checks:
                     cell.outputs = self._grade(spec, cell, session, attempt, count, right)
                 elif grade_id == SUMMARY:
-                    text = "\n".join(summary_lines([check.name for check in spec.graded], right, [answer.name for answer in spec.written])) + "\n"
+                    points = {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0)) for c in nb.cells
+                              if c.metadata.get("nbgrader", {}).get("grade")}  # from the gradebook (sanitize.RestoreCellMetadata)
+                    text = "\n".join(summary_lines({c.name: points.get(c.name, spec.points(c.name)) for c in spec.graded}, right,
+                                                   {a.name: points.get(a.name, spec.points(a.name)) for a in spec.written}, graded=True)) + "\n"
                     cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
                 else:
                     cell.outputs = session.run_cell(cell.source)
@@ -99,7 +102,7 @@ class TrustedExecute(NbGraderPreprocessor):
             timestamp = gradebook.find_submission(about["assignment"], about["student"]).timestamp
         return Attempt(read_secret(self.course_root), about["student"], timestamp.isoformat() if timestamp else "", cells_digest(nb))
 
-    def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, bool]) -> list:
+    def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, Outcome]) -> list:
         name = cell.metadata["nbgrader"]["grade_id"]
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
@@ -107,14 +110,14 @@ class TrustedExecute(NbGraderPreprocessor):
             report = grade(spec.name, check, session.function(name, self.call_timeout, check.call), attempt=attempt,
                            hidden=self.hidden_cases, timeout=0, points=points)
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
-            self.log.error("grading %s of %s failed:\n%s", name, student, traceback.format_exc())
-            right[name] = False
+            self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
+            right[name] = Outcome(False, 0, 0, points, 0.0)
             return [nbformat.v4.new_output("error", ename="GradingError", evalue=messages.text("check.grader_failed", name=name),
                                            traceback=[]),
                     nbformat.v4.new_output("execute_result", data={"text/plain": "0.0"},
                                            metadata={RESULT_KEY: {"check": name, "score": 0.0, "points": points,
                                                                   "misconceptions": [], "cases": []}}, execution_count=count)]
-        right[name] = report.passed == len(report.results)
+        right[name] = Outcome.of(report, graded=True)
         result = {"check": name, "score": report.score, "points": points, "misconceptions": report.misconceptions,
                   "cases": [{"label": r.label, "public": r.public, "ok": r.ok, "misconception": r.misconception} for r in report.results]}
         if (first := report.first_hidden_failure) and first.expected:

@@ -15,8 +15,18 @@ REPO = config.REPO_ROOT
 
 def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
     """A course root in `folder` with the committed course files (course_config.py optionally
-    limited to `assignments`, a list of names as course_config.ASSIGNMENTS is)."""
-    return Course(REPO).start_course(folder, assignments).root
+    limited to `assignments`, a list of names as course_config.ASSIGNMENTS is), and the tests' own
+    course secret (`tests.attempts.SECRET`), which its release keeps: every run of the tests grades
+    on the same hidden cases."""
+    from autograder.attempts import SECRET_FILE
+
+    from .attempts import SECRET
+
+    root = Course(REPO).start_course(folder, assignments).root
+    secret = root / SECRET_FILE
+    secret.write_bytes(SECRET + b"\n")
+    secret.chmod(0o600)
+    return root
 
 
 @pytest.fixture

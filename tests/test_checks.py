@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from rnnkit import messages
 from rnnkit.checking import Case, Rules, named, run_cases
 from rnnkit.compare import compare
 
@@ -32,7 +33,7 @@ def test_the_stub_scores_zero_with_one_clear_message():
     text = "\n".join(lines)
     assert text.count("still the stub") == 1 and "4 more hidden cases wrong" in text
     assert [line for line in lines if not line.startswith("    ")] == lines[:2]  # the summary, the reason once
-    assert all(len(line) <= 100 for line in lines)
+    assert all(len(line) <= messages.WIDTH for line in lines)  # nbgrader validate shows each line whole
 
 
 def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
@@ -128,6 +129,9 @@ def test_a_misconception_is_named_where_it_explains_two_wrong_cases_or_the_only_
     assert named([("a",), ("b",), ()], 3) == ["", "", ""]
     assert named([("a", "b"), ("b",), (), ("a",)], 4) == ["a", "", "", "a"]  # b is left with one case
     assert named([("a", "b"), ("a", "b"), ("b",)], 3) == ["b", "b", "b"]  # the one that explains most
+    # at least half of the wrong values: agreeing on two of six is a coincidence, not the mistake made
+    assert named([("a",), ("a",), (), (), (), ()], 6) == [""] * 6
+    assert named([("a",), ("a",), None, None, None, None], 6) == ["a", "a", "", "", "", ""]  # the others crashed
 
 
 def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_explains_one_is_not_named():
@@ -140,10 +144,11 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
         failed = len(report.results) - report.passed
         matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["sgd_update"], attempt(student), 6))
         text = re.sub(r"\s+", " ", " ".join(report.lines(graded=True)))
-        if matched >= 2:
+        if matched >= 2 and 2 * matched >= failed:  # two wrong cases or more, and half of them at least
             assert report.misconceptions == ["update_sign"], student
-            assert f"[update_sign] (it matches {matched} of the {failed} wrong cases)" in text, text
+            assert f"[update_sign] (it matches {matched} of the {failed} wrong cases)" in text or matched == failed, text
+            seen.add("named")
         else:
             assert report.misconceptions == [] and "Likely misconception" not in text, student
-        seen.add(min(matched, 2))
-    assert {1, 2} <= seen
+            seen.add("not named")
+    assert seen == {"named", "not named"}

@@ -59,3 +59,32 @@ def test_a_budget_is_spent_by_time_or_by_restarts():
     budget.spent = 10.0
     with pytest.raises(BudgetSpent):
         budget.check()
+
+
+def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, caplog):
+    """A fault of the grader in one check (here: its grade raises) scores that check 0 with a message
+    naming it, and is logged with the student; the submission goes on."""
+    import logging
+
+    import nbformat
+
+    from autograder import execute
+    from autograder.assignments import get
+    from rnnkit import messages
+
+    from .attempts import attempt
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug of the grader")
+
+    monkeypatch.setattr(execute, "grade", broken)
+    cell = nbformat.v4.new_code_cell('check("sgd_update", sgd_update)', metadata={"nbgrader": {"grade_id": "sgd_update", "points": 1}})
+    session = type("Session", (), {"function": lambda self, *args: None})()
+    grader = execute.TrustedExecute(log=logging.getLogger("grader-under-test"))
+    right = {}
+    with caplog.at_level(logging.ERROR, logger="grader-under-test"):
+        outputs = grader._grade(get("ch12_bptt"), cell, session, attempt("ann"), 3, right)
+    seen = [record.getMessage() for record in caplog.records]
+    assert outputs[0]["output_type"] == "error" and outputs[0]["evalue"] == messages.text("check.grader_failed", name="sgd_update")
+    assert outputs[1]["data"]["text/plain"] == "0.0" and not right["sgd_update"].right
+    assert seen and "sgd_update of ann failed" in seen[0] and "a bug of the grader" in seen[0]

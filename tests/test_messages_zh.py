@@ -117,3 +117,15 @@ def test_course_lang_zh_gives_the_chinese_sentence(monkeypatch, repository_messa
     assert sentence.startswith("f ") and "桩函数" in sentence and "{" not in sentence
     monkeypatch.setenv("COURSE_LANG", "en")
     assert repository_messages.text("check.not_implemented", name="f") != sentence
+
+
+_HALF_WIDTH_BY_CJK = re.compile(r"[\u3400-\u9fff][,:;()?!]|[,:;()?!][\u3400-\u9fff]")
+
+
+@pytest.mark.parametrize("english", ENGLISH, ids=lambda path: path.name)
+def test_chinese_prose_uses_full_width_punctuation(english: Path):
+    """Beside a Chinese character a comma, colon, semicolon, bracket, question or exclamation mark
+    is full-width (，：；（）？！); code (backticked) and placeholders aside."""
+    zh = _load(_chinese(english))
+    half = {key: _HALF_WIDTH_BY_CJK.findall(_BACKTICKED.sub(" ", _FIELD.sub(" ", message))) for key, message in zh.items()}
+    assert not {key: found for key, found in half.items() if found}

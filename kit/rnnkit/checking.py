@@ -62,6 +62,9 @@ class Report:
     name: str
     points: float
     results: list[CaseResult]
+    #: True when the function is still the stub (it raised NotImplementedError): every case failed
+    #: with that one message
+    stub: bool = False
 
     @property
     def passed(self) -> int:
@@ -237,7 +240,7 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     returns None or the sentence of the broken rule. A stub fails every case with one message.
     """
     results: list[CaseResult] = []
-    found: list[tuple[str, ...]] = []  # the mistakes that reproduce each case's wrong value
+    found: list[tuple[str, ...] | None] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
     for case, public, expected in cases:
         run = lambda c: accepted(call_student(fn, c, name=name, call=rules.call, timeout=timeout), name=name, case=c)  # noqa: E731
         shown = () if public else _shown(case, expected)
@@ -245,9 +248,9 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             got = run(case)
         except StudentFailure as failure:
             if failure.message_id == "check.not_implemented":
-                return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases])
+                return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases], stub=True)
             results.append(CaseResult(case.label, public, False, failure.message, "", *shown))
-            found.append(())
+            found.append(None)
             continue
         verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
         if not verdict.ok:
@@ -261,24 +264,26 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown if broken else ())))
-        found.append(())
+        found.append(None)
     for result, mistake in zip(results, named(found, sum(not result.ok for result in results))):
         result.misconception = mistake
     return Report(assignment, name, points, results)
 
 
-def named(found: list[tuple[str, ...]], wrong: int) -> list[str]:
-    """The misconception named on each case, given the mistakes that reproduce each case's value
-    (none for a case that is right, crashed or broke a rule) and the number of `wrong` cases: a
-    mistake is named only where it explains at least two wrong cases, or the only one. Greedily,
-    the mistake that explains the most cases not yet named (the first listed on a tie) is named on
-    all of them, while one explains enough."""
-    least = 1 if wrong == 1 else 2
+def named(found: list[tuple[str, ...] | None], wrong: int) -> list[str]:
+    """The misconception named on each case, given the mistakes that reproduce each case's wrong
+    value (None for a case without one: right, crashed or a broken rule) and the number of `wrong`
+    cases: a mistake is named only where it explains the only wrong case, or at least two and at
+    least half of the wrong values not yet named (a mistake that happens to agree on a few cases of
+    another is not the one made). Greedily, the mistake that explains the most cases not yet named
+    (the first listed on a tie) is named on all of them, while one explains enough."""
     names = [""] * len(found)
-    while (top := Counter(m for mistakes, name in zip(found, names) if not name for m in dict.fromkeys(mistakes)).most_common(1)) \
-            and top[0][1] >= least:
-        names = [top[0][0] if not name and top[0][0] in mistakes else name for mistakes, name in zip(found, names)]
-    return names
+    while True:
+        left = [mistakes for mistakes, name in zip(found, names) if not name and mistakes is not None]
+        top = Counter(m for mistakes in left for m in dict.fromkeys(mistakes)).most_common(1)
+        if not top or top[0][1] < (1 if wrong == 1 else max(2, -(-len(left) // 2))):
+            return names
+        names = [top[0][0] if not name and mistakes and top[0][0] in mistakes else name for mistakes, name in zip(found, names)]
 
 
 def accepted(value: Any, *, name: str, case: Case) -> Any:

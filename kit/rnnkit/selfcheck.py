@@ -2,22 +2,29 @@
 
 `check(name, obj)` runs the book's public cases of one check against the expected values stored
 with the kit (`public/<assignment>.json`, written by the course's build), names a catalogued
-mistake when the answer matches one, and prints what to do: to stdout when every case is right, to
-stderr otherwise (so `nbgrader validate` lists the failing checks with their reasons, while the
-notebook still runs on). It returns None: the points are given at grading time, by the grader, on
-hidden cases only (the public ones earn none: their answers are in this kit). `check.summary()` prints how many checks are right and which are left.
+mistake when the answer matches one, and prints what to do: to stdout when every case is right or
+the function is still the stub (one quiet line: not started), to stderr when an answer is wrong or
+crashed. Under `nbgrader validate` (`NBGRADER_EXECUTION=validate`) the not-started line goes to
+stderr too, since the validator counts a grade cell as failed only for an error or a stderr output;
+so it still lists every unfinished check with its reason, while Run All stays calm. It returns None:
+the points are given at grading time, by the grader, on hidden cases only (the public ones earn
+none: their answers are in this kit). `check.summary()` prints the notebook's closing summary
+(`summary_lines`): the checks right and what they are worth at grading, the ones wrong, not
+started or not run, the written answers, and once, that only public cases ran here.
 """
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import traceback
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable
 
 from . import codec, messages
-from .checking import Case, Rules, run_cases
+from .checking import Case, Report, Rules, run_cases
 from .compare import compare
 
 PUBLIC = Path(__file__).resolve().parent / "public"
@@ -61,8 +68,37 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
     return run_cases(assignment, name, obj, cases, rules, points=spec["points"], timeout=timeout, diagnose=diagnose)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """One check as the notebook's closing summary reads it: whether every case is right; how many
+    cases of how many are right (in the self-check the public ones, at grading the hidden ones,
+    which earn the points); the check's points; the grader's score (None in the self-check); and
+    whether the function is still the stub."""
+
+    right: bool
+    passed: int
+    total: int
+    points: float
+    score: float | None = None
+    stub: bool = False
+
+    @classmethod
+    def of(cls, report: Report, *, graded: bool = False) -> "Outcome":
+        """The outcome of a self-check's report, or (`graded`) of the grader's."""
+        right = report.passed == len(report.results)
+        if graded:
+            hidden = report.hidden
+            return cls(right, sum(result.ok for result in hidden), len(hidden), report.points, report.score, report.stub)
+        return cls(right, report.passed, len(report.results), report.points, None, report.stub)
+
+
 #: The edition of the notebook whose `checker` was made last in this process (None: `COURSE_LANG`).
 _edition: list[str | None] = [None]
+
+
+def validating() -> bool:
+    """True while `nbgrader validate` runs the notebook (it sets NBGRADER_EXECUTION=validate)."""
+    return os.environ.get("NBGRADER_EXECUTION") == "validate"
 
 
 def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
@@ -71,7 +107,7 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
     `uses_your_functions` cells after it (None: `COURSE_LANG`)."""
     _edition[:] = [lang]
     checks = public_checks(assignment)
-    right: dict[str, bool] = {}
+    outcomes: dict[str, Outcome] = {}  # in the order the checks first ran: the notebook's, on a Run All
 
     def check(name: str, obj: Any, hidden: bool = False) -> None:
         with messages.speaking(lang):
@@ -84,36 +120,83 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
             print(messages.text("check.hidden_at_grading", name=name))
             return None
         report = selfcheck(assignment, name, obj)
-        right[name] = report.passed == len(report.results)
+        outcomes[name] = outcome = Outcome.of(report)
+        if report.stub:  # not a failure yet: one quiet line (on stderr for nbgrader validate only)
+            print("\n".join(messages.wrap(messages.text("check.not_started", name=name))), file=sys.stderr if validating() else sys.stdout)
+            return None
         if Rules(**checks[name]["rules"]).reveal:
             lines = report.lines(graded=False)
         else:
-            verdict = "check.selfcheck_right" if right[name] else "check.selfcheck_wrong"
-            lines = [messages.text(verdict, name=name), *report.lines(graded=False)[1:]]
-        print("\n".join([*lines, *messages.wrap(messages.text("check.public_note"))]), file=sys.stdout if right[name] else sys.stderr)
+            verdict = "check.selfcheck_right" if outcome.right else "check.selfcheck_wrong"
+            lines = [*messages.wrap(messages.text(verdict, name=name)), *report.lines(graded=False)[1:]]
+        print("\n".join(lines), file=sys.stdout if outcome.right else sys.stderr)
         return None
 
     def summary() -> None:
-        """Print how many checks are right so far, and which are left."""
+        """Print the notebook's closing summary (`summary_lines`)."""
         with messages.speaking(lang):
-            print("\n".join(summary_lines(list(checks), right, list(public_half(assignment).get("written", {})))))
+            points = {name: spec["points"] for name, spec in checks.items()}
+            print("\n".join(summary_lines(points, outcomes, public_half(assignment).get("written", {}))))
 
     check.summary = summary
     return check
 
 
-def summary_lines(names: list[str], right: dict[str, bool], written: list[str] = ()) -> list[str]:
-    """The notebook's closing summary: `right` checks of `names`, then the ones left (in order),
-    then the `written` answers, which are graded by hand."""
-    if not right:
-        lines = [messages.text("notebook.summary_none")]
+#: How a language joins the names of a list (English: ", ").
+_SEPARATORS = {"zh": "、"}
+
+
+def _number(value: float) -> int | float:
+    """Points as a student reads them: 3, not 3.0; 0.67, not 0.6667."""
+    value = round(float(value), 2)
+    return int(value) if value.is_integer() else value
+
+
+def summary_lines(points: dict[str, float], outcomes: dict[str, Outcome], written: dict[str, float] | None = None, *,
+                  graded: bool = False) -> list[str]:
+    """The notebook's closing summary, wrapped at `messages.WIDTH`.
+
+    `points` holds every check of the notebook (name -> points); `outcomes` those that ran, in
+    notebook order (the ones that did not run follow in the order of `points`); `written` the
+    written answers (name -> points, in notebook order), graded by hand. In the student's notebook
+    (`graded` False) the first line counts the checks whose public cases are all right and the
+    points they are worth at grading, of the notebook's points (checks and written answers); at
+    grading (`graded`, the outcomes the grader's) the points the checks earned. Then the checks
+    right, wrong (with their public cases right, or at grading their points), not started (the
+    stub) and not run, in notebook order; the written answers with their points; and in the
+    notebook, once, that only public cases ran there."""
+    written = dict(written or {})
+    sep = _SEPARATORS.get(messages.language(), ", ")
+    order = [*outcomes, *(name for name in points if name not in outcomes)]
+    worth = {name: outcomes[name].points if name in outcomes else points.get(name, 0.0) for name in order}
+
+    def listed(message_id: str, names: list[str]) -> list[str]:
+        return [messages.text(message_id, names=sep.join(names))] if names else []
+
+    lines: list[str] = []
+    if not outcomes:
+        lines.append(messages.text("notebook.summary_none"))
     else:
-        left = [name for name in names if not right.get(name)]
-        lines = [messages.text("notebook.summary", right=len(names) - len(left), total=len(names))]
-        if left:
-            lines.append(messages.text("notebook.summary_left", names=", ".join(left)))
-    if written:
-        lines.append(messages.text("notebook.summary_written", names=", ".join(written)))
+        right = [name for name in order if name in outcomes and outcomes[name].right]
+        wrong = [name for name in order if name in outcomes and not outcomes[name].right and not outcomes[name].stub]
+        earned = sum(outcomes[name].score or 0.0 for name in outcomes) if graded else sum(worth[name] for name in right)
+        every = sum(worth.values()) + sum(written.values())
+        lines.append(messages.text("notebook.summary", right=len(right), total=len(order))
+                     + messages.text("notebook.summary_scored" if graded else "notebook.summary_worth", points=_number(earned), all=_number(every)))
+        lines += listed("notebook.summary_right", right)
+        if graded:
+            items = [messages.text("notebook.summary_wrong_item_graded", name=name, score=_number(outcomes[name].score or 0.0),
+                                   points=_number(outcomes[name].points)) for name in wrong]
+        else:
+            items = [messages.text("notebook.summary_wrong_item", name=name, passed=outcomes[name].passed, total=outcomes[name].total)
+                     for name in wrong]
+        lines += listed("notebook.summary_wrong", items)
+        lines += listed("notebook.summary_stub", [name for name in order if name in outcomes and outcomes[name].stub])
+        lines += listed("notebook.summary_not_run", [name for name in order if name not in outcomes])
+    items = [messages.text("notebook.points_item", name=name, count=_number(value)) for name, value in written.items()]
+    lines += listed("notebook.summary_written_graded" if graded else "notebook.summary_written", items)
+    if outcomes and not graded:
+        lines.append(messages.text("check.public_note"))
     return [wrapped for line in lines for wrapped in messages.wrap(line)]
 
 

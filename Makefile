@@ -14,7 +14,7 @@ $(STAMP): requirements.lock pyproject.toml $(KIT)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	$(BIN)/python -m pip install --quiet --no-deps -e . >$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }  # the build's notes, shown on failure
 	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./kit
 	rm -rf kit/build kit/*.egg-info
 	touch $(STAMP)

@@ -7,6 +7,7 @@ public half: the cases' comparison, the report and the self-check.
 from __future__ import annotations
 
 import copy
+import inspect
 import random
 import warnings
 from dataclasses import dataclass
@@ -57,6 +58,12 @@ class Check:
         on a case the student could not read. One without is a self-check (a judgement the book
         answers in 11.8/12.8), whose points belong to a written answer graded by hand."""
         return self.draw is not None
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        """The names of the function's parameters (the reference has its signature), to show a
+        hidden case's inputs by name."""
+        return tuple(inspect.signature(self.reference).parameters)
 
     @property
     def rules(self) -> Rules:
@@ -173,4 +180,5 @@ def grade(assignment: str, check: Check, fn: Callable, *, attempt: Attempt, hidd
     cases = public_cases(check) + hidden_cases(assignment, check, attempt, hidden)
     wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(assignment, name, fn, timeout))
     return run_cases(assignment, check.name, fn, cases, check.rules, points=points, timeout=timeout,
-                     diagnose=lambda got, case: diagnose(assignment, check, got, case, wrong), probes=check.probes)
+                     diagnose=lambda got, case: diagnose(assignment, check, got, case, wrong), probes=check.probes,
+                     params=check.params)

@@ -1,4 +1,8 @@
-"""`python -m autograder <command>`: the instructor's one command line, run from the course root."""
+"""`python -m autograder <command>`: the instructor's one command line, run from the course root.
+
+Each command imports what it needs when it runs (nbgrader, SymPy and matplotlib cost a second or
+more of start-up), and `autograde` starts the sandbox's zygote first, so that it comes up while the
+rest is imported."""
 from __future__ import annotations
 
 import argparse
@@ -7,17 +11,20 @@ import sys
 import time
 from pathlib import Path
 
-# nbformat before the assignments: its JSON-schema format checkers build about forty grammars at
-# import, which takes several times as long once SymPy's objects fill the heap (3-4 s of start-up)
-import nbformat  # noqa: F401
+# jsonschema (through nbformat) registers its "iri" format checker only where rfc3987_syntax
+# imports, and that import builds about forty grammars (1.2 s of every command's start-up). No
+# schema this command validates (nbformat's, nbgrader's cell metadata) has an "iri" format: leave it
+# out in this process. Set before any import of jsonschema.
+sys.modules.setdefault("rfc3987_syntax", None)
 
-from . import book, config, course, kit, report, sample
-from .execute import SandboxUnavailable
-from .labels import label
-from .layout import Course, CourseNotFound
+from . import config  # noqa: E402
+from .labels import label  # noqa: E402
+from .layout import Course, CourseNotFound  # noqa: E402
 
 
 def _names(args, root: Path) -> list[str]:
+    from . import course
+
     known = course.assignments(root)
     unknown = [name for name in args.assignments if name not in known]
     if unknown:
@@ -28,6 +35,13 @@ def _names(args, root: Path) -> list[str]:
 
 
 def _autograde(args, root: Path) -> int:
+    if not args.dask:
+        from . import sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
+
+        sandbox.prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
+    from . import course, report
+    from .execute import SandboxUnavailable
+
     try:
         outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
                                     dask=args.dask, unsandboxed=args.unsandboxed)
@@ -36,26 +50,27 @@ def _autograde(args, root: Path) -> int:
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         if outcome.refused:
-            print(f"REFUSED {outcome.assignment}/{outcome.student}: {outcome.refused}; not graded, flagged in the gradebook "
-                  "for manual review", file=sys.stderr)
+            print(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused), file=sys.stderr)
         else:
-            print(f"FAILED {outcome.assignment}/{outcome.student}:\n{outcome.log}", file=sys.stderr)
+            print(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log), file=sys.stderr)
     graded = {(o.student, o.assignment) for o in outcomes if o.ok}
     rows = [row for row in report.collect(root) if (row.student, row.assignment) in graded]
     if rows:
         print(report.score_table(rows))
     if outcomes:
-        print(f"autograded {len(outcomes) - len(failed)} of {len(outcomes)} submissions, "
-              f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f} s each on a worker")
+        print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
+                    seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
     return 1 if failed else 0
 
 
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
+    from . import course, report, sample
+
     start = time.perf_counter()
     demo = Course(root).start_course(Course(root).demo).root
-    print(f"demo course: {demo} (a course of its own, made anew; the course at {root} is left as it is)")
+    print(label("cli.demo_course", demo=demo, root=root))
     names = course.assignments(demo)
     course.release(demo, names)
     for name in names:
@@ -67,9 +82,8 @@ def _demo(args, root: Path) -> int:
     sheets = course.export(demo)
     data = report.load(demo)
     html = report.write_html(data, Course(demo).reports / "class-report.html")
-    print(f"in {demo}: feedback in feedback/, grades in {', '.join(str(p.relative_to(demo)) for p in sheets)}, "
-          f"report in {html.relative_to(demo)}")
-    print(f"demo finished in {time.perf_counter() - start:.1f} s")
+    print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo)))
+    print(label("cli.demo_finished", seconds=f"{time.perf_counter() - start:.1f}"))
     return status
 
 
@@ -111,20 +125,25 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "tables":
+        from . import book
+
         return book.main(args.out)
     try:
         root = (Course.at(args.root) if "root" in args else Course.find()).root
         config.use_language(root)
     except (CourseNotFound, ValueError) as error:
         raise SystemExit(str(error)) from None
+    if args.command == "autograde":
+        return _autograde(args, root)
+    import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
+
+    from . import course, kit, report
 
     if args.command == "release":
         try:
             course.release(root, _names(args, root), force=args.force)
         except course.HandEdited as error:
             raise SystemExit(str(error)) from None
-    elif args.command == "autograde":
-        return _autograde(args, root)
     elif args.command == "feedback":
         try:
             names = _names(args, root)  # checks the names given

@@ -107,6 +107,7 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
+    c.FeedbackExporter.filters = {"label": "autograder.labels.label"}  # the page's words in the course language
     c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
                                                   str(TEMPLATES)]
 

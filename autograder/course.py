@@ -23,6 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from . import attempts, build, config
+from .labels import label
 from .layout import Course
 
 BIN = Path(sys.executable).parent
@@ -253,11 +254,15 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     if missing:
         raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
     pool = not dask and workers != 1 and len(jobs) > 1
-    if pool:
-        from .sandbox import prestart
+    if not dask:
+        from .sandbox import adopt, claim, prestart
 
-        prestart(workers)  # one zygote for the workers, starting while this process imports and prepares
-    print(f"sandbox: {isolation(unsandboxed)}", flush=True)
+        if pool:
+            prestart(workers)  # one zygote for the workers, starting while this process imports and prepares
+            claim()
+        elif claim():  # graded in this process: the zygote the command line started early, if any
+            adopt(0)
+    print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
         if dask:
@@ -347,8 +352,6 @@ CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 
 def _header(*columns: str) -> list[str]:
     """Column names in the course language (label `export.<column>`)."""
-    from .labels import label
-
     return [label(f"export.{column}") for column in columns]
 
 
@@ -431,7 +434,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
 
     def question_rows():
         for row in data.rows:
-            passed = sum(1 for case in row.cases if case.get("ok"))
+            passed = sum(case.ok for case in row.cases)
             yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
                    " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
 
@@ -442,9 +445,11 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
         for assignment in data.assignments:
             for q in question_stats(data, assignment):
                 yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, _points(q.mean), q.full_marks,
-                       _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued)]
+                       _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued),
+                       _points(q.lost_not_started), len(q.not_started)]
 
     stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
                                                             "full_marks", "full_marks_share", "zeros", "points_lost",
-                                                            "points_lost_uncatalogued", "students_uncatalogued"), stats_rows())
+                                                            "points_lost_uncatalogued", "students_uncatalogued",
+                                                            "points_lost_not_started", "students_not_started"), stats_rows())
     return Exports(grades, scores, canvas, questions, stats)

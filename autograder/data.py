@@ -29,13 +29,6 @@ def sequence() -> dict:
     return _read("sequence-v1.json")
 
 
-def sequence_matrix(key: str) -> sp.Matrix:
-    """A weight of `sequence-v1.json` as an exact SymPy matrix (vectors become 1-row matrices)."""
-    rows = sequence()[key]
-    rows = rows if isinstance(rows[0], list) else [rows]
-    return sp.Matrix([[exact(v) for v in row] for row in rows])
-
-
 @dataclass(frozen=True)
 class BookValue:
     """One entry of expected.json: an exact rational, or the decimal the book prints."""

@@ -23,16 +23,14 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Float, Integer, Unicode
 
 from rnnkit import messages
-from rnnkit.selfcheck import Outcome, summary_lines
+from rnnkit.selfcheck import SummaryItem, summary_lines
 
 from .assignments import get
 from .attempts import Attempt, cells_digest, read_secret
 from .build import SUMMARY
 from .checks import grade
+from .result import RESULT_KEY, GradeResult
 from .sandbox import Budget, Limits, Session, zygote
-
-#: Where the structured result of a grade cell is kept (the execute_result's metadata).
-RESULT_KEY = "rnn_course"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -74,7 +72,7 @@ class TrustedExecute(NbGraderPreprocessor):
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])
-        count, right = 0, {}  # check -> the grader's Outcome, in notebook order
+        count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
         with Session(folder, limits, cell_timeout=self.cell_timeout, budget=budget) as session:
             for cell in nb.cells:
                 if cell.cell_type != "code":
@@ -102,7 +100,7 @@ class TrustedExecute(NbGraderPreprocessor):
             timestamp = gradebook.find_submission(about["assignment"], about["student"]).timestamp
         return Attempt(read_secret(self.course_root), about["student"], timestamp.isoformat() if timestamp else "", cells_digest(nb))
 
-    def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, Outcome]) -> list:
+    def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, SummaryItem]) -> list:
         name = cell.metadata["nbgrader"]["grade_id"]
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
@@ -111,20 +109,15 @@ class TrustedExecute(NbGraderPreprocessor):
                            hidden=self.hidden_cases, timeout=0, points=points)
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
-            right[name] = Outcome(False, 0, 0, points, 0.0)
+            right[name] = SummaryItem(False, 0, 0, points, 0.0)
             return [nbformat.v4.new_output("error", ename="GradingError", evalue=messages.text("check.grader_failed", name=name),
                                            traceback=[]),
                     nbformat.v4.new_output("execute_result", data={"text/plain": "0.0"},
-                                           metadata={RESULT_KEY: {"check": name, "score": 0.0, "points": points,
-                                                                  "misconceptions": [], "cases": []}}, execution_count=count)]
-        right[name] = Outcome.of(report, graded=True)
-        result = {"check": name, "score": report.score, "points": points, "misconceptions": report.misconceptions,
-                  "cases": [{"label": r.label, "public": r.public, "ok": r.ok, "misconception": r.misconception} for r in report.results]}
-        if (first := report.first_hidden_failure) and first.expected:
-            result["hidden_failure"] = {"label": first.label, "expected": first.expected}  # for the feedback (autograder.reveal)
+                                           metadata={RESULT_KEY: GradeResult(name, 0.0, points).to_json()}, execution_count=count)]
+        right[name] = SummaryItem.of(report, graded=True)
         return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
                 nbformat.v4.new_output("execute_result", data={"text/plain": repr(report.score)},
-                                       metadata={RESULT_KEY: result}, execution_count=count)]
+                                       metadata={RESULT_KEY: GradeResult.of(report, points).to_json()}, execution_count=count)]
 
 
 class CheckCellMetadata(NbGraderPreprocessor):

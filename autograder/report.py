@@ -3,7 +3,7 @@ exports and the class report share, and the HTML class report.
 
 Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
 submissions and scores, and the result the grader stores with each grade cell
-(`autograder.execute.RESULT_KEY`) for the misconceptions it named. Printed feedback is never parsed.
+(`autograder.result.GradeResult`) for the misconceptions it named. Printed feedback is never parsed.
 
 Every word of the report and the score table is a label (`autograder.labels`) in the course language
 (`COURSE_LANG`); the plots hold no words (numbers, ids, assignment names, "#"), so they draw with any
@@ -21,19 +21,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-import matplotlib
+import nbformat
+from rnnkit import messages
+from rnnkit.checking import FLOAT_WHERE_EXACT
+from rnnkit.messages import _columns
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-import nbformat  # noqa: E402
-from rnnkit import messages  # noqa: E402
-from rnnkit.checking import FLOAT_WHERE_EXACT  # noqa: E402
-from rnnkit.messages import _columns  # noqa: E402
-
-from . import catalogue, config  # noqa: E402
-from .labels import fill, label, template  # noqa: E402
-from .layout import Course  # noqa: E402
+from . import catalogue, config
+from .labels import fill, label, template
+from .layout import Course
+from .result import CaseOutcome, GradeResult
 
 #: Scores within this of full marks (or of zero) count as full marks (or zero).
 EPS = 1e-9
@@ -49,9 +45,11 @@ class Row:
     score: float
     max_score: float
     misconceptions: list[str] = field(default_factory=list)
-    cases: list[dict] = field(default_factory=list)
+    cases: list[CaseOutcome] = field(default_factory=list)
     #: a written answer (or a refused submission's cell) no TA has graded yet
     needs_manual: bool = False
+    #: the check's function was still the stub
+    not_started: bool = False
 
     @property
     def lost(self) -> float:
@@ -122,21 +120,18 @@ class ClassData:
         return sum(self.max_scores.get(a, 0.0) for a in self.assignments)
 
 
-def results_in(notebook_path: Path) -> dict[str, dict]:
-    """grade id -> the structured result the grader stored with that grade cell
-    (`autograder.execute.RESULT_KEY`: check, score, points, misconceptions, cases)."""
-    from .execute import RESULT_KEY
-
-    found: dict[str, dict] = {}
+def results_in(notebook_path: Path) -> dict[str, GradeResult]:
+    """grade id -> the result the grader stored with that grade cell (`autograder.result`)."""
+    found: dict[str, GradeResult] = {}
     with open(notebook_path, encoding="utf-8") as handle:  # plain JSON: no schema validation for each of a class's notebooks
         cells = json.load(handle).get("cells", [])
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if not meta.get("grade") or cell.get("cell_type") != "code":
             continue
-        for output in cell.get("outputs", []):
-            if output.get("output_type") == "execute_result" and RESULT_KEY in output.get("metadata", {}):
-                found[meta.get("grade_id")] = dict(output["metadata"][RESULT_KEY])
+        result = GradeResult.in_outputs(cell.get("outputs", []))
+        if result is not None:
+            found[meta.get("grade_id")] = result
     return found
 
 
@@ -204,9 +199,9 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
                     results[notebook] = results_in(path) if path.is_file() else {}
                 rows = []
                 for notebook, grade_id, score, maximum, manual in grades[student]:
-                    result = results[notebook].get(grade_id, {})
-                    rows.append(Row(student, name, grade_id, score, maximum,
-                                    list(result.get("misconceptions", [])), list(result.get("cases", [])), manual))
+                    result = results[notebook].get(grade_id) or GradeResult(grade_id, score, maximum)
+                    rows.append(Row(student, name, grade_id, score, maximum, list(result.misconceptions), list(result.cases),
+                                    manual, result.not_started))
                 rows.sort(key=lambda row: position.get(row.grade_id, len(position)))
                 data.rows += rows
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
@@ -234,10 +229,15 @@ class QuestionStats:
     full_marks: int
     zeros: int
     lost: float
-    #: points lost on this check by submissions where no catalogued misconception was named
+    #: points lost on this check by submissions that worked on it where no catalogued misconception
+    #: was named
     lost_uncatalogued: float
     #: the students who lost them
     uncatalogued: tuple[str, ...]
+    #: points lost on this check by submissions whose function is still the stub
+    lost_not_started: float
+    #: the students who did not start it
+    not_started: tuple[str, ...]
 
     @property
     def full_share(self) -> float:
@@ -245,14 +245,16 @@ class QuestionStats:
 
 
 def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
-    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the catalogue."""
+    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the
+    catalogue, kept apart from those lost on a check not started (a stub)."""
     by_question: dict[str, list[Row]] = defaultdict(list)
     for row in data.rows_of(assignment):
         by_question[row.grade_id].append(row)
     stats = []
     for grade_id, maximum in data.questions.get(assignment, []):
         rows = by_question.get(grade_id, [])
-        outside = [row for row in rows if row.lost > EPS and not row.misconceptions]
+        outside = [row for row in rows if row.lost > EPS and not row.misconceptions and not row.not_started]
+        idle = [row for row in rows if row.not_started]
         stats.append(QuestionStats(
             assignment, grade_id, maximum, len(rows),
             sum(row.score for row in rows) / len(rows) if rows else 0.0,
@@ -261,6 +263,8 @@ def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
             sum(row.lost for row in rows),
             sum(row.lost for row in outside),
             tuple(sorted(row.student for row in outside)),
+            sum(row.lost for row in idle),
+            tuple(sorted(row.student for row in idle)),
         ))
     return stats
 
@@ -373,10 +377,25 @@ def _figure_tag(figure, alt: str, caption: str) -> str:
     """The figure as an inline PNG, with `alt` text and a `caption` (HTML) under it."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
-    plt.close(figure)
     return (f'<figure class="plot"><img class="plot" alt="{html.escape(alt)}" '
             f'src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
             f"<figcaption>{caption}</figcaption></figure>")
+
+
+def _figure(width: float, height: float):
+    """A matplotlib figure of that size in inches and its one axis (matplotlib is imported only by
+    the commands that draw: it costs half a second of start-up)."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(width, height))
+    return figure, figure.subplots()
+
+
+def _whole():
+    """A tick locator of whole numbers only."""
+    from matplotlib.ticker import MaxNLocator
+
+    return MaxNLocator(integer=True)
 
 
 def histogram_figure(assignment: str, totals: list[float], maximum: float):
@@ -387,12 +406,12 @@ def histogram_figure(assignment: str, totals: list[float], maximum: float):
     top = max(1, math.ceil(maximum))
     width = max(1, math.ceil(top / 30))
     edges = list(range(0, top + width, width))
-    figure, axis = plt.subplots(figsize=(5.2, 2.8))
+    figure, axis = _figure(5.2, 2.8)
     axis.hist(totals, bins=edges, color="#2f5d8a", edgecolor="white")
     axis.set(xlabel=f"0 – {maximum:g}", ylabel="#", title=assignment)
     axis.set_xlim(0, edges[-1])
-    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axis.yaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.xaxis.set_major_locator(_whole())
+    axis.yaxis.set_major_locator(_whole())
     axis.spines[["top", "right"]].set_visible(False)
     return figure
 
@@ -401,10 +420,10 @@ def misconception_figure(assignment: str, found: list[MisconceptionStats]):
     """Students per misconception, most first, on a whole-number axis (ids and "#", no words)."""
     labels = [m.id for m in found][::-1]
     counts = [len(m.students) for m in found][::-1]
-    figure, axis = plt.subplots(figsize=(5.2, 0.3 * len(labels) + 1.1))
+    figure, axis = _figure(5.2, 0.3 * len(labels) + 1.1)
     axis.barh(labels, counts, color="#b5473a")
     axis.set(xlabel="#", title=assignment)
-    axis.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axis.xaxis.set_major_locator(_whole())
     axis.set_xlim(0, max(counts, default=0) + 0.5)
     axis.spines[["top", "right"]].set_visible(False)
     return figure
@@ -463,12 +482,13 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     parts.append('<div class="plots">' + "".join(plots) + "</div>")
 
     parts.append(f"<h3>{_h('report.per_question')}</h3>")
-    parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:7%"><col style="width:7%">'
-                 '<col style="width:11%"><col style="width:7%"><col style="width:8%"><col style="width:11%"><col style="width:28%">'
-                 "</colgroup><thead><tr>"
+    parts.append('<table class="wide"><colgroup><col style="width:17%"><col style="width:6%"><col style="width:6%">'
+                 '<col style="width:9%"><col style="width:6%"><col style="width:7%"><col style="width:9%"><col style="width:17%">'
+                 '<col style="width:8%"><col style="width:15%"></colgroup><thead><tr>'
                  + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
                  + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
                  + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
+                 + _th("report.col.not_started", True) + _th("report.col.not_started_who")
                  + "</tr></thead><tbody>")
     for q in question_stats(data, assignment):
         parts.append(
@@ -476,7 +496,8 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
             f'<td class="num" style="{_shade(q.mean / q.max_score if q.max_score else 1)}">{_num(q.mean)}</td>'
             f'<td class="num">{100 * q.full_share:.0f}% ({q.full_marks})</td><td class="num">{q.zeros}</td>'
             f'<td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
-            f'<td class="who">{_people(q.uncatalogued)}</td></tr>')
+            f'<td class="who">{_people(q.uncatalogued)}</td>'
+            f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{_people(q.not_started)}</td></tr>')
     parts.append("</tbody></table>")
     parts.append(f'<p class="note">{_h("report.note.outside")}</p>')
 

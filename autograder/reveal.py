@@ -1,7 +1,7 @@
 """The feedback's expected values: shown only where the course allows it.
 
 A grade cell of the autograded notebook shows the first wrong hidden case with its inputs and the
-student's own value; its expected value is kept in the cell's result (`execute.RESULT_KEY`) and
+student's own value; its expected value is kept in the cell's result (`autograder.result.GradeResult`) and
 added to the feedback by `RevealExpected`, as `course_config.FEEDBACK_SHOWS_EXPECTED` says:
 
 - "never": the feedback never shows a hidden case's expected value;
@@ -23,7 +23,7 @@ from traitlets import Enum, Unicode
 
 from rnnkit import messages
 
-from .execute import RESULT_KEY
+from .result import GradeResult
 
 POLICIES = ("never", "after_due", "always")
 
@@ -58,9 +58,9 @@ class RevealExpected(NbGraderPreprocessor):
     @staticmethod
     def _reveal(cell: nbformat.NotebookNode) -> None:
         outputs = cell.get("outputs", []) if cell.cell_type == "code" else []
-        result = next((out.get("metadata", {}).get(RESULT_KEY) for out in outputs if out.output_type == "execute_result"), None)
-        failure = (result or {}).get("hidden_failure")
+        result = GradeResult.in_outputs(outputs)
+        failure = result.hidden_failure if result else None
         report = next((out for out in outputs if out.output_type == "stream" and out.name == "stdout"), None)
         if failure and report is not None:
-            lines = messages.wrap("    " + messages.text("check.hidden_case_expected", expected=failure["expected"]))
+            lines = messages.wrap("    " + failure.expected)
             report.text = report.text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"

@@ -139,6 +139,8 @@ class Zygote:
             theirs.close()
         self.readonly = _readonly_paths()
         self.channels = [Channel(self, ours) for ours, _ in pairs]
+        #: whether a pool of workers (or this process) has taken the channels (`claim`)
+        self.claimed = False
 
     def running(self) -> bool:
         """Whether the zygote is up. Its starter waits for it; a worker forked from the starter
@@ -236,13 +238,26 @@ def zygote() -> Channel:
 
 
 def prestart(workers: int) -> None:
-    """Start one zygote with a channel for each of the `workers` about to be forked from here. A
-    worker reads its channel's greeting, so a channel serves one worker: each pool of workers gets
-    a fresh zygote (the previous one is closed)."""
+    """Start one zygote with a channel for each of the `workers` about to use it (forked from here,
+    or this process itself: `adopt`), so that it comes up while this process imports and prepares.
+    A worker reads its channel's greeting, so a channel serves one worker: each pool of workers gets
+    a fresh zygote (the previous one is closed), unless the one started before is still unclaimed
+    (`claim`) and has channels enough."""
+    if _SHARED and not _SHARED[0].claimed and len(_SHARED[0].channels) >= workers and _SHARED[0].running():
+        return
     for previous in _SHARED:
         previous.close()
     _SHARED[:] = [Zygote(channels=workers)]
     atexit.register(_SHARED[0].close)
+
+
+def claim() -> bool:
+    """Mark the zygote `prestart` started as taken by the workers about to adopt its channels; False
+    when there is none waiting."""
+    if not _SHARED or _SHARED[0].claimed or not _SHARED[0].running():
+        return False
+    _SHARED[0].claimed = True
+    return True
 
 
 def adopt(index: int) -> None:

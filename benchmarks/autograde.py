@@ -1,37 +1,45 @@
-"""Autograding throughput, measured in one run on this machine: stock nbgrader against the project.
+"""Autograding as a user waits for it: whole commands timed, stock nbgrader against the project.
 
-    .venv/bin/python benchmarks/autograde.py [--students N] [--assignment NAME] [--workers W]
+    .venv/bin/python benchmarks/autograde.py [--sizes 2 16 64] [--assignment NAME] [--workers W]
 
-Both course roots get the same N honest submissions (the reference solution). The stock root runs
-nbgrader's default autograde pipeline (its Execute preprocessor: a Jupyter kernel per notebook,
-test cells run in the student's process); the project root runs `python -m autograder autograde`
-(trusted executor, sandboxed runners forked from a warm zygote, W workers). Printed: seconds per
-submission of each, the throughput ratio, whether the grades are equal, the wall time of one
-re-graded submission in a warm grader (one that has graded a submission before), the peak memory
-of a grading process, and the slowest self-check of each assignment.
+For each size N, two fresh course roots get the same N honest submissions (the reference
+solution). In one, stock `nbgrader autograde` runs nbgrader's default pipeline (a Jupyter kernel
+per notebook, test cells in the student's process); in the other, `python -m autograder autograde`
+runs the project's (sandboxed runners forked from a warm zygote, W workers). Each is timed as a
+user waits for it: the whole command, interpreter start-up included, from a shell in the course
+root. Printed, all from this one run:
+
+- each size's wall time of both, their ratio, and whether the grades are equal;
+- a least-squares fit of wall time on N for each side: its start-up (the intercept) and its cost
+  per submission (the slope);
+- a one-student regrade (`--student`) of each, and where the project's start-up goes (interpreter,
+  imports, the sandbox's zygote, the references, nbgrader's app and gradebook, grading);
+- the same class on a local Dask cluster of 1 and of 2 workers;
+- the peak memory of a grading process.
+
+Speed is measured here, never in the tests: they check only that every path grades the same.
 """
 from __future__ import annotations
 
 import argparse
-import importlib
-import io
+import os
 import resource
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from contextlib import redirect_stdout
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-from rnnkit.selfcheck import selfcheck  # noqa: E402
-
-from autograder import config, report  # noqa: E402
-from autograder.assignments import ALL  # noqa: E402
-from autograder.course import autograde, nbgrader, prepare, release, warm  # noqa: E402
+from autograder import report  # noqa: E402
+from autograder.course import BIN, nbgrader_env, release  # noqa: E402
 from autograder.submissions import filled, write_submission  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
+
+PYTHON = str(BIN / "python")
 
 #: Appended to the stock root's nbgrader_config.py: nbgrader's own autograde pipeline.
 STOCK = """
@@ -39,74 +47,115 @@ from nbgrader.converters.autograde import Autograde
 c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_preprocessors"].default()
 """
 
+#: The project's start-up, phase by phase: each a fresh process doing everything the one before
+#: did, and one thing more (the differences are each phase's cost).
+PHASES = {
+    "interpreter": "pass",
+    "imports (nbgrader, SymPy, the assignments)": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments",
+    "sandbox zygote up": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
+                         "from autograder import sandbox; sandbox.zygote().isolation",
+    "references and catalogue": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
+                                "from autograder import sandbox, course; sandbox.zygote().isolation; course.prepare([{a!r}])",
+    "nbgrader app and gradebook": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
+                                  "from autograder import sandbox, course; sandbox.zygote().isolation; course.prepare([{a!r}]);"
+                                  "course._api({root!r}, False).gradebook.__enter__().students",
+}
 
-def honest_class(root: Path, assignment: str, students: int) -> None:
+
+def course_root(folder: Path, name: str, assignment: str, students: int, stock: bool) -> Path:
+    """A fresh course with `students` honest submissions of `assignment`, released."""
+    root = make_course(folder / name, [assignment])
+    if stock:
+        with (root / "nbgrader_config.py").open("a") as handle:
+            handle.write(STOCK)
+    release(root, [assignment])
     notebook = root / "release" / assignment / f"{assignment}.ipynb"
     for index in range(students):
         write_submission(root, f"student{index:03d}", assignment, filled(notebook, assignment))
+    return root
+
+
+def timed(command: list[str], root: Path) -> float:
+    """Seconds of wall time of one whole command run in the course root (its output discarded)."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=root, env=nbgrader_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if done.returncode:
+        raise SystemExit(f"{' '.join(command)} failed in {root}:\n{done.stderr[-3000:]}")
+    return seconds
+
+
+def stock_command(assignment: str, *extra: str) -> list[str]:
+    return [str(BIN / "nbgrader"), "autograde", assignment, "--force", *extra]
+
+
+def project_command(assignment: str, *extra: str) -> list[str]:
+    return [PYTHON, "-m", "autograder", "autograde", assignment, *extra]
 
 
 def grades(root: Path) -> dict:
-    return {(row.student, row.grade_id): row.score for row in report.collect(root)}
+    return {(row.student, row.grade_id): row.score for row in report.load(root).rows}
 
 
-def self_check_seconds() -> dict[str, float]:
-    """The slowest public-case self-check of each assignment, in seconds (median of 5 runs)."""
-    slowest = {}
-    for name, spec in ALL.items():
-        solution = importlib.import_module(f"solutions.{name}")
-        times = []
-        for check in spec.checks:
-            runs = []
-            for _ in range(5):
-                start = time.perf_counter()
-                with redirect_stdout(io.StringIO()):
-                    selfcheck(name, check.name, getattr(solution, check.name))
-                runs.append(time.perf_counter() - start)
-            times.append(statistics.median(runs))
-        slowest[name] = max(times)
-    return slowest
+def fit(sizes: list[int], seconds: list[float]) -> tuple[float, float]:
+    """Start-up (s) and cost per submission (s) of a least-squares line through the runs."""
+    slope, intercept = statistics.linear_regression(sizes, seconds)
+    return intercept, slope
+
+
+def startup_profile(root: Path, assignment: str) -> list[tuple[str, float]]:
+    """Each start-up phase's own seconds (the median of 3 fresh processes, less the phase before)."""
+    found, before = [], 0.0
+    for phase, code in PHASES.items():
+        runs = [timed([PYTHON, "-c", code.format(a=assignment, root=str(root))], root) for _ in range(3)]
+        total = statistics.median(runs)
+        found.append((phase, total - before))
+        before = total
+    return found
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--students", type=int, default=16)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2, 16, 64])
     parser.add_argument("--assignment", default="ch12_bptt")
-    parser.add_argument("--workers", type=int, default=config.load().WORKERS)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--dask-size", type=int, default=16, help="submissions graded on Dask with 1 and 2 workers")
     args = parser.parse_args()
+    a, workers = args.assignment, str(args.workers)
+    rows, stock_times, project_times = [], [], []
     with tempfile.TemporaryDirectory() as folder:
-        stock_root = make_course(Path(folder) / "stock", [args.assignment])
-        with (stock_root / "nbgrader_config.py").open("a") as handle:
-            handle.write(STOCK)
-        project_root = make_course(Path(folder) / "project", [args.assignment])
-        for root in (stock_root, project_root):
-            release(root, [args.assignment])
-            honest_class(root, args.assignment, args.students)
-        start = time.perf_counter()
-        nbgrader(stock_root, "autograde", args.assignment)
-        stock = (time.perf_counter() - start) / args.students
-        start = time.perf_counter()
-        outcomes = autograde(project_root, [args.assignment], workers=args.workers)
-        project = (time.perf_counter() - start) / args.students
-        assert all(o.ok for o in outcomes), [o.log for o in outcomes if not o.ok]
-        equal = grades(stock_root) == grades(project_root)
-        warm(str(project_root))  # this process as a warm grader: nbgrader app, zygote and assignment ready,
-        prepare([args.assignment])  # and one submission graded before the one timed
-        autograde(project_root, [args.assignment], students=["student001"], workers=1)
-        start = time.perf_counter()
-        autograde(project_root, [args.assignment], students=["student000"], workers=1)
-        regrade = time.perf_counter() - start
-    peak = max(resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)) / 1024
-    print(f"\n{args.students} honest submissions of {args.assignment}, one run")
-    print(f"stock nbgrader autograde (kernel per notebook) : {stock:.2f} s per submission")
-    print(f"python -m autograder autograde, {args.workers} workers   : {project:.2f} s per submission")
-    print(f"throughput ratio (stock / project)             : {stock / project:.1f}x")
-    print(f"grades equal on honest submissions             : {equal}")
-    print(f"one re-graded submission, warm grader          : {regrade:.2f} s wall")
-    print(f"class of 500, this assignment                  : {500 * project / 60:.1f} min (stock {500 * stock / 60:.1f} min)")
-    print(f"peak memory of one grading process             : {peak:.0f} MiB")
-    for assignment, seconds in self_check_seconds().items():
-        print(f"slowest self-check, {assignment:<16}            : {seconds * 1000:.0f} ms")
+        folder = Path(folder)
+        for size in args.sizes:
+            stock_root = course_root(folder, f"stock-{size}", a, size, stock=True)
+            project_root = course_root(folder, f"project-{size}", a, size, stock=False)
+            stock = timed(stock_command(a), stock_root)
+            project = timed(project_command(a, "--workers", workers), project_root)
+            rows.append((size, stock, project, grades(stock_root) == grades(project_root)))
+            stock_times.append(stock)
+            project_times.append(project)
+        one = {"stock": timed(stock_command(a, "--student", "student000"), stock_root),
+               "project": timed(project_command(a, "--student", "student000"), project_root)}
+        profile = startup_profile(project_root, a)
+        dask_root = course_root(folder, "dask", a, args.dask_size, stock=False)
+        dask = {n: timed(project_command(a, "--dask", "local", "--workers", str(n)), dask_root) for n in (1, 2)}
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+
+    print(f"\nhonest submissions of {a}, whole commands (start-up included), one run, {args.workers} project workers")
+    print(f"{'submissions':>11}  {'stock nbgrader':>14}  {'python -m autograder':>20}  {'ratio':>6}  grades equal")
+    for size, stock, project, equal in rows:
+        print(f"{size:>11}  {stock:>12.1f} s  {project:>18.1f} s  {stock / project:>5.2f}x  {equal}")
+    if len(rows) > 1:
+        for side, times in (("stock nbgrader", stock_times), ("python -m autograder", project_times)):
+            start, each = fit(args.sizes, times)
+            print(f"fit, {side:<20}: start-up {start:5.2f} s + {each:.3f} s per submission")
+    print(f"one-student regrade (--student): stock {one['stock']:.2f} s, project {one['project']:.2f} s wall")
+    print("project start-up, phase by phase (fresh processes, median of 3):")
+    for phase, seconds in profile:
+        print(f"  {phase:<44} {seconds:5.2f} s")
+    print(f"  {'grading one submission and the rest':<44} {one['project'] - sum(s for _, s in profile):5.2f} s")
+    print(f"Dask LocalCluster, {args.dask_size} submissions: 1 worker {dask[1]:.1f} s, 2 workers {dask[2]:.1f} s "
+          f"({dask[1] / dask[2]:.2f}x)")
+    print(f"peak memory of one grading process: {peak:.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rnnkit import messages
 
 from autograder import catalogue, report
 from autograder.course import Outcome, autograde, release
@@ -27,6 +30,17 @@ from . import corpus, hostile
 LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\nSUBMISSION_TIMEOUT = 20\n"
 #: What grading may write in the course root; everything else must stay byte-identical.
 GRADING_WRITES = ("gradebook.db", "autograded")
+
+
+def reveals(text: str) -> bool:
+    """Whether a feedback page's text shows a hidden case's expected value (either of the sentences
+    `autograder.reveal` adds: one failing value, or the whole value)."""
+    flat = " ".join(text.split())
+    for message_id in ("check.hidden_case_expected_at", "check.hidden_case_expected"):
+        parts = messages.text(message_id, where="\x00", expected="\x00").split("\x00")
+        if re.search(".+?".join(map(re.escape, parts)), flat):
+            return True
+    return False
 
 
 def fingerprint(root: Path) -> dict[str, str]:

@@ -38,11 +38,16 @@ def test_the_stub_scores_zero_with_one_clear_message():
 
 def test_a_crash_costs_its_cases_and_says_what_was_raised_without_a_traceback():
     def crashes(w, grad, lr):
-        return {}["missing"]
+        step = lr * grad
+        return {}["missing"] + step
 
-    text = "\n".join(grade("sgd_update", crashes).lines(graded=True))
+    report = grade("sgd_update", crashes)
+    text = " ".join(line.strip() for line in report.lines(graded=True))
     assert "KeyError" in text and "Traceback" not in text
-    assert 'of crashes: return {}["missing"]' in text  # the line of the student's code that raised
+    # the line of the student's code that raised, quoted and counted in the function (no cell line numbers)
+    assert 'in line 3 of crashes (its def line is line 1): return {}["missing"] + step' in text
+    label = report.results[0].label
+    assert text.count(label) == 1, text  # the case is named once, before the reason
 
 
 def test_a_failed_hidden_case_shows_its_inputs_and_the_students_value_only_when_asked_never_its_expected_value():
@@ -152,3 +157,38 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
             assert report.misconceptions == [] and "Likely misconception" not in text, student
             seen.add("not named")
     assert seen == {"named", "not named"}
+
+
+def test_a_dict_result_shows_its_one_failing_value_its_relation_and_the_inputs_by_name():
+    """A loss without its 1/2: the self-check and the feedback name the one wrong key, its expected
+    value beside the student's, "exactly twice", and the hidden case's inputs by parameter name."""
+    from solutions.ch12_bptt import bptt_scalar
+
+    def no_half(xs, w, target, h0=0):
+        result = bptt_scalar(xs, w, target, h0)
+        return {**result, "loss": 2 * result["loss"]}
+
+    report = grade("bptt_scalar", no_half)
+    public = next(result for result in report.results if result.public and not result.ok)
+    assert "the result['loss'] is not right" in public.message and "this case needs" in public.message
+    assert public.message.endswith("Yours is exactly twice the expected value."), public.message
+    hidden = report.first_hidden_failure
+    assert re.fullmatch(r"xs=\[.*\], w=\S+, target=\S+, h0=\S+", hidden.inputs), hidden.inputs
+    expected = re.fullmatch(r"On that case, the result\['loss'\] should be (\S+)\. Yours is exactly twice the expected value\.", hidden.expected)
+    assert expected, hidden.expected
+    drawn = {case.label: case for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("s1"), 4)}
+    case = drawn[hidden.label]
+    assert Fraction(expected.group(1)) == bptt_scalar(*case.args, **case.kwargs)["loss"]  # that one value, not the dict
+    assert "states" not in hidden.expected
+
+
+@pytest.mark.parametrize("factor, relation", [(-1, "with its sign flipped"), (Fraction(1, 2), "exactly half"),
+                                              (3, "exactly 3 times"), (Fraction(1, 4), "exactly 1/4 of"), (None, "1 minus")])
+def test_a_wrong_value_names_a_simple_relation_to_the_expected_one(factor, relation):
+    expected = Fraction(3, 8)
+    got = 1 - expected if factor is None else factor * expected
+    for value in (got, float(got)):  # exact or float alike
+        message = compare({"z": value}, {"z": expected}).message(reveal=True)
+        assert message.startswith("the result['z'] is not right") and relation in message, message
+    assert "Yours" not in compare(Fraction(5, 7), expected).message(reveal=True)  # no relation: none claimed
+    assert "Yours" not in compare(got, expected).message(reveal=False)  # a hidden case reveals nothing here

@@ -129,3 +129,19 @@ def test_zh_plots_render_without_missing_glyphs(graded_class_zh):
         outputs = [o for cell in nbformat.read(path, as_version=4).cells for o in cell.get("outputs", [])]
         assert any("image/png" in o.get("data", {}) for o in outputs), path  # every assignment draws a plot
         assert not [o for o in outputs if "missing from" in o.get("text", "")], path
+
+
+def test_zh_feedback_page_speaks_chinese_around_the_checks(graded_class_zh, monkeypatch):
+    """The course's feedback template follows the course language: its score lines, cell headings and
+    links, not only the check messages inside the cells."""
+    from autograder.course import feedback
+
+    assignment = ASSIGNMENTS[0]
+    monkeypatch.setenv("COURSE_LANG", "")  # the course's own setting decides
+    feedback(graded_class_zh.root, [assignment], students=["reference"])
+    page = (graded_class_zh.root / "feedback" / "reference" / assignment / f"{assignment}.html").read_text(encoding="utf-8")
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    for label_id in ("feedback.students_answer", "feedback.top", "feedback.grade_cell"):
+        assert label(label_id) in page, label_id
+    assert re.search(r"得分：\d+(\.\d+)? / \d+(\.\d+)?", page)
+    assert not re.search(r"Score:|Student's answer|\(Top\)|Grade cell:", page)

@@ -95,7 +95,7 @@ def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(grade
     assert all(r["cases"] == "" and float(r["score"]) == 0 for r in reference if r["grade_id"] in written)
 
 
-def test_question_stats_agree_with_the_per_question_sheet(sheets):
+def test_question_stats_agree_with_the_per_question_sheet(sheets, graded_class):
     cells = {}
     for row in _read(sheets.questions):
         cells.setdefault((row["assignment"], row["grade_id"]), []).append(row)
@@ -108,11 +108,17 @@ def test_question_stats_agree_with_the_per_question_sheet(sheets):
         assert float(stat["mean"]) == pytest.approx(sum(scores) / len(scores), abs=0.006)
         assert int(stat["full_marks"]) == sum(1 for r in rows if r["score"] == r["max_score"])
         assert int(stat["zeros"]) == sum(1 for s in scores if s == 0)
-        outside = [r for r in rows if r["misconceptions"] == "" and r["score"] != r["max_score"]]
+        idle = {student for (a, student), cells in graded_class.table.items()
+                if a == stat["assignment"] and stat["grade_id"] in cells and cells[stat["grade_id"]].not_started}
+        outside = [r for r in rows if r["misconceptions"] == "" and r["score"] != r["max_score"] and r["student_id"] not in idle]
         assert int(stat["students_uncatalogued"]) == len(outside)
         assert float(stat["points_lost_uncatalogued"]) == pytest.approx(
             sum(float(r["max_score"]) - float(r["score"]) for r in outside), abs=0.01 * len(rows))
-        assert "stub" in {r["student_id"] for r in outside}  # the stub loses every point and names nothing
+        assert int(stat["students_not_started"]) == len(idle)
+        assert float(stat["points_lost_not_started"]) == pytest.approx(
+            sum(float(r["max_score"]) - float(r["score"]) for r in rows if r["student_id"] in idle), abs=0.01 * len(rows))
+        if stat["grade_id"] in {check.name for check in get(stat["assignment"]).graded}:  # the untouched stub loses every point and is "not started", not "outside the catalogue"
+            assert "stub" in idle and "stub" not in {r["student_id"] for r in outside}
 
 
 def test_export_takes_students_on_the_command_line(graded_class, tmp_path, capsys):
@@ -139,9 +145,9 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
     assert chinese.canvas.read_bytes() == sheets.canvas.read_bytes()  # Canvas's importer fixes its columns
     assert headers["grades.csv"] == ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "原始分", "迟交罚分", "得分", "满分"]
     assert headers["scores.csv"] == ["学号", "姓", "名", "邮箱", *ASSIGNMENTS, "总分", "满分合计", "未提交的作业"]
-    assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误解", "通过用例数", "用例数"]
+    assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"]
     assert headers["question_stats.csv"] == ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数",
-                                             "失分", "目录外失分", "目录外失分人数"]
+                                             "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数"]
 
 
 def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path):

@@ -23,6 +23,7 @@ from autograder import catalogue, labels, report
 from autograder.course import CANVAS_COLUMNS, export
 from autograder.labels import label
 from autograder.report import ClassData, Row, Student, Submission
+from autograder.result import CaseOutcome
 
 REPO = Path(__file__).resolve().parents[1]
 LABELS = Path(labels.__file__).resolve().parent
@@ -122,11 +123,11 @@ def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
     assert '<html lang="zh">' in page
     assert "<title>班级报告：（未设置课程编号）</title>" in page and "<h1>班级报告：" in page
     assert "生成于 2025-03-14 09:26" in page
-    assert "<h3>各题统计</h3>" in page and "<h3>误解</h3>" in page and '<h2 id="students">学生 × 作业</h2>' in page
+    assert "<h3>各题统计</h3>" in page and "<h3>误区</h3>" in page and '<h2 id="students">学生 × 作业</h2>' in page
     assert "<li>已提交 <b>2</b> 人</li>" in page and "<li>未提交 <b>1</b> 人</li>" in page
     assert '未提交：<span class="id">ann</span>' in page and 'title="未提交"' in page
     headers = [h for h in _headers(page) if h]
-    assert {"作业", "平均分", "满分人数", "零分人数", "误解", "学生", "总分"} <= set(headers)
+    assert {"作业", "平均分", "满分人数", "零分人数", "误区", "学生", "总分"} <= set(headers)
     assert all(_CJK.search(h) and not re.search("[A-Za-z]", h) for h in headers), headers
     english = _load("en")
     for key in english:
@@ -139,8 +140,8 @@ def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
     explanation = messages.text(f"mistake.{MISTAKE}")
     assert _CJK.search(explanation) and page.count(html.escape(explanation)) == 1
     # the plots are captioned in Chinese
-    assert re.findall(r"<figcaption>([^<]*)</figcaption>", page)[0].startswith("分数分布")
-    assert 'alt="ch12_bptt：分数分布"' in page
+    assert re.findall(r"<figcaption>([^<]*)</figcaption>", page)[0].startswith("得分分布")
+    assert 'alt="ch12_bptt：得分分布"' in page
 
 
 def test_an_english_report_has_no_chinese(tmp_path, monkeypatch):
@@ -156,7 +157,7 @@ def test_the_score_table_follows_the_language_and_stays_aligned(monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "zh")
     chinese = report.score_table(ROWS).splitlines()
     assert english[0].split()[:3] == ["student", "assignment", "score"] and "misconceptions named" in english[0]
-    assert chinese[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误解"]
+    assert chinese[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误区"]
     assert english[1:] == chinese[1:]
     by_hand = label("table.by_hand")  # the last column before the names, right-aligned
     header = chinese[0][:chinese[0].index(by_hand) + len(by_hand)]
@@ -208,7 +209,7 @@ def test_the_plots_draw_every_glyph(monkeypatch, lang):
 
 
 def _class() -> ClassData:
-    rows = [Row("ann", "a1", "q1", 1.0, 2.0, ["m1"], [{"ok": True}, {"ok": False}]), Row("ann", "a1", "q2", 2.0, 2.0),
+    rows = [Row("ann", "a1", "q1", 1.0, 2.0, ["m1"], [CaseOutcome("c1", True, True), CaseOutcome("c2", False, False)]), Row("ann", "a1", "q2", 2.0, 2.0),
             Row("bob", "a1", "q1", 2.0, 2.0), Row("bob", "a1", "q2", 0.0, 2.0), Row("bob", "a2", "q1", 3.0, 3.0)]
     return ClassData("c1", ["a1", "a2"], {"a1": 4.0, "a2": 3.0}, {"a1": "2025-03-01 00:00:00", "a2": ""},
                      {"a1": [("q1", 2.0), ("q2", 2.0)], "a2": [("q1", 3.0)]},
@@ -227,8 +228,8 @@ CHINESE_HEADERS = {
     "grades": ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "原始分", "迟交罚分", "得分", "满分"],
     "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "未提交的作业"],
     "canvas": [*CANVAS_COLUMNS, "a1", "a2"],
-    "questions": ["作业", "学号", "题目编号", "得分", "满分", "误解", "通过用例数", "用例数"],
-    "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "目录外失分", "目录外失分人数"],
+    "questions": ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"],
+    "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数"],
 }
 ENGLISH_HEADERS = {
     "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "raw_score",
@@ -237,7 +238,8 @@ ENGLISH_HEADERS = {
     "canvas": ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a1", "a2"],
     "questions": ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"],
     "question_stats": ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks", "full_marks_share", "zeros",
-                       "points_lost", "points_lost_uncatalogued", "students_uncatalogued"],
+                       "points_lost", "points_lost_uncatalogued", "students_uncatalogued", "points_lost_not_started",
+                       "students_not_started"],
 }
 SHEETS = ("grades", "scores", "canvas", "questions", "question_stats")
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder import catalogue, cli, report
+from autograder.assignments import get
 from autograder.layout import Course
 
 from .conftest import ASSIGNMENTS
@@ -61,19 +62,25 @@ def test_the_report_names_the_course_the_date_and_who_did_not_submit(graded_clas
         assert all(f'<span class="id">{html.escape(s)}</span>' in section for s in missing)
 
 
-def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue(graded_class, page):
+def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue_or_not_started(graded_class, page):
     text = page.read_text(encoding="utf-8")
     for assignment in ASSIGNMENTS:
         section = _section(text, assignment)
         for grade_id, rows in _cells(graded_class, assignment).items():
             row = _row(section, grade_id)
             full = sum(1 for r in rows if r.score >= r.max_score)
-            outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions)
+            idle = sorted(r.student for r in rows if r.not_started)
+            outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions and r.student not in idle)
             numbers = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row)
-            assert numbers[1:6] == [f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})",
+            assert numbers[1:7] == [f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})",
                                     str(sum(1 for r in rows if r.score == 0)), f"{sum(r.max_score - r.score for r in rows):.2f}",
-                                    f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}"], (assignment, grade_id)
-            assert re.findall(r'<span class="id">([^<]*)</span>', row) == [html.escape(s) for s in outside]
+                                    f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}",
+                                    f"{sum(r.max_score - r.score for r in rows if r.student in idle):.2f}"], (assignment, grade_id)
+            outside_who, idle_who = re.findall(r'<td class="who">(.*?)</td>', row, flags=re.S)
+            assert re.findall(r'<span class="id">([^<]*)</span>', outside_who) == [html.escape(s) for s in outside]
+            assert re.findall(r'<span class="id">([^<]*)</span>', idle_who) == [html.escape(s) for s in idle]
+            if grade_id in {check.name for check in get(assignment).graded}:  # the untouched notebook did not start; no crash of it is "outside"
+                assert "stub" in idle and "stub" not in outside, (assignment, grade_id)
 
 
 def test_each_misconception_is_explained_once_with_the_students_who_hold_it(graded_class, page):
@@ -147,7 +154,7 @@ def test_the_class_report_in_chinese(data, tmp_path, monkeypatch):
     for assignment in data.assignments:
         section = _section(text, assignment)
         assert f"未提交 <b>{len(data.missing(assignment))}</b> 人" in section
-        assert "<h3>各题统计</h3>" in section and "<h3>误解</h3>" in section
+        assert "<h3>各题统计</h3>" in section and "<h3>误区</h3>" in section
         found = report.misconception_stats(data, assignment)  # explanations in the course language
         assert found, assignment
         for m in found:
@@ -164,5 +171,5 @@ def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, c
     monkeypatch.setenv("COURSE_LANG", "zh")
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误解"]
+    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误区"]
     assert '<html lang="zh">' in out.read_text(encoding="utf-8")

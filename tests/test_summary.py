@@ -13,7 +13,7 @@ import pytest
 from nbgrader.validator import Validator
 from rnnkit import checker, messages
 from rnnkit.messages import _CLOSING, _OPENING, _width, wrap
-from rnnkit.selfcheck import Outcome, public_checks, public_half, selfcheck, summary_lines
+from rnnkit.selfcheck import SummaryItem, public_checks, public_half, selfcheck, summary_lines
 
 from autograder import catalogue
 from autograder.assignments import get
@@ -192,7 +192,7 @@ def test_the_summary_of_a_notebook_half_done(lang):
 
 def test_the_summary_lists_in_the_order_the_checks_ran_then_those_not_run():
     points = {"a": 1.0, "b": 2.0, "c": 1.0, "d": 1.0}
-    outcomes = {"c": Outcome(True, 2, 2, 1.0), "a": Outcome(False, 0, 1, 1.0, stub=True), "b": Outcome(False, 1, 3, 2.0)}
+    outcomes = {"c": SummaryItem(True, 2, 2, 1.0), "a": SummaryItem(False, 0, 1, 1.0, stub=True), "b": SummaryItem(False, 1, 3, 2.0)}
     with messages.speaking("en"):
         text = "\n".join(summary_lines(points, outcomes, {"w": 2.0}))
         assert text == _wrapped(
@@ -209,7 +209,7 @@ def test_the_summary_lists_in_the_order_the_checks_ran_then_those_not_run():
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_at_grading_the_summary_gives_the_graders_points_and_no_public_note(lang):
     points = {"a": 1.0, "b": 2.0, "c": 3.0}
-    outcomes = {"a": Outcome(True, 6, 6, 1.0, 1.0), "b": Outcome(False, 4, 6, 2.0, 1.3333), "c": Outcome(False, 0, 6, 3.0, 0.0, stub=True)}
+    outcomes = {"a": SummaryItem(True, 6, 6, 1.0, 1.0), "b": SummaryItem(False, 4, 6, 2.0, 1.3333), "c": SummaryItem(False, 0, 6, 3.0, 0.0, stub=True)}
     with messages.speaking(lang):
         text = "\n".join(summary_lines(points, outcomes, {"w": 1.0}, graded=True))
         assert text == _wrapped(
@@ -223,5 +223,5 @@ def test_at_grading_the_summary_gives_the_graders_points_and_no_public_note(lang
 
 def test_the_summary_in_chinese_uses_chinese_list_punctuation():
     with messages.speaking("zh"):
-        text = "\n".join(summary_lines({"a": 1.0, "b": 1.0}, {"a": Outcome(False, 0, 1, 1.0, stub=True), "b": Outcome(False, 0, 1, 1.0, stub=True)}))
+        text = "\n".join(summary_lines({"a": 1.0, "b": 1.0}, {"a": SummaryItem(False, 0, 1, 1.0, stub=True), "b": SummaryItem(False, 0, 1, 1.0, stub=True)}))
     assert "a、b" in text and ", " not in text

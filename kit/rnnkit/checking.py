@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import io
+import linecache
 import signal
 import sys
 import threading
@@ -48,8 +49,9 @@ class CaseResult:
     ok: bool
     message: str = ""
     misconception: str = ""
-    #: a hidden case's inputs and expected value, as a student reads them (shown after grading
-    #: only where the course allows it)
+    #: a hidden case's inputs by parameter name, and the sentence of its expected value (the one
+    #: failing value of a structured result, with its relation to the student's), as a student reads
+    #: them: the feedback shows the inputs, and the expected value only where the course allows it
     inputs: str = ""
     expected: str = ""
 
@@ -122,10 +124,10 @@ class Report:
         for result in failed:
             if result.public and result.message not in shown:
                 shown.add(result.message)
-                out.append(f"  - {result.label}: {result.message}")
+                out.append("  - " + messages.text("check.case_line", label=result.label, message=result.message))
         first = self.first_hidden_failure
         if first:
-            out.append(f"  - {first.label}: {first.message}")
+            out.append("  - " + messages.text("check.case_line", label=first.label, message=first.message))
             if show_hidden and first.inputs:
                 out.append("    " + messages.text("check.hidden_case_inputs", inputs=first.inputs))
         if len(hidden) > (first is not None):
@@ -196,21 +198,26 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
     except Exception as error:  # the student's code may raise anything
         detail = str(error).splitlines()[0][:200] if str(error) else "(no message)"
         frame = _student_frame(error)
-        if frame is None or not frame.line:
+        if frame is None:
             raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
         raise StudentFailure("check.crashed_at", name=name, error=type(error).__name__, case=case.label, detail=detail,
-                             line=frame.lineno, function=frame.name, code=(frame.line or "").strip()[:120]) from None
+                             line=frame[1], function=frame[0], code=frame[2][:120]) from None
 
 
 _LIBRARIES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, str(messages.HERE.parent)})
 
 
-def _student_frame(error: BaseException) -> "traceback.FrameSummary | None":
-    """The innermost frame of the traceback in the student's own code (not Python's, a library's
-    or the kit's), or None."""
-    for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if not frame.filename.startswith(_LIBRARIES) and not frame.filename.startswith("<frozen"):
-            return frame
+def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
+    """Where in the student's own code (not Python's, a library's or the kit's) the error was raised,
+    innermost first: the function's name, the line's number counted in the function (its `def` line
+    is 1: a notebook shows no cell line numbers) and the line's code; None where no such line is
+    known."""
+    for frame, lineno in reversed(list(traceback.walk_tb(error.__traceback__))):
+        code = frame.f_code
+        if code.co_filename.startswith(_LIBRARIES) or code.co_filename.startswith("<frozen"):
+            continue
+        line = linecache.getline(code.co_filename, lineno, frame.f_globals).strip()
+        return (code.co_name, lineno - code.co_firstlineno + 1, line) if line else None
     return None
 
 
@@ -231,25 +238,26 @@ Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
 
 def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, bool, Any]], rules: Rules, *,
               points: float = 1.0, timeout: float = 10.0, diagnose: Diagnose | None = None,
-              probes: tuple[Probe, ...] = ()) -> Report:
+              probes: tuple[Probe, ...] = (), params: tuple[str, ...] = ()) -> Report:
     """Run `fn` on each (case, public, expected) and judge its result, read as the grader reads it
     (`accepted`).
 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function and the case, and
     returns None or the sentence of the broken rule. A stub fails every case with one message.
+    `params` names the function's parameters, to show a hidden case's inputs by name.
     """
     results: list[CaseResult] = []
     found: list[tuple[str, ...] | None] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
     for case, public, expected in cases:
         run = lambda c: accepted(call_student(fn, c, name=name, call=rules.call, timeout=timeout), name=name, case=c)  # noqa: E731
-        shown = () if public else _shown(case, expected)
+        shown = lambda verdict=None: () if public else _shown(case, expected, params, verdict)  # noqa: E731
         try:
             got = run(case)
         except StudentFailure as failure:
             if failure.message_id == "check.not_implemented":
                 return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases], stub=True)
-            results.append(CaseResult(case.label, public, False, failure.message, "", *shown))
+            results.append(CaseResult(case.label, public, False, failure.message, "", *shown()))
             found.append(None)
             continue
         verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
@@ -260,10 +268,10 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
                     verdict = Verdict(False, "compare.not_exact_answer", verdict.fields)
             else:
                 found.append(tuple(diagnose(got, case)) if diagnose else ())
-            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown))
+            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
-        results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown if broken else ())))
+        results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown() if broken else ())))
         found.append(None)
     for result, mistake in zip(results, named(found, sum(not result.ok for result in results))):
         result.misconception = mistake
@@ -296,10 +304,16 @@ def accepted(value: Any, *, name: str, case: Case) -> Any:
         raise StudentFailure("check.unreadable_result", name=name, case=case.label, detail=str(error)) from None
 
 
-def _shown(case: Case, expected: Any) -> tuple[str, str]:
-    """A hidden case's inputs and expected value, rendered for a student."""
-    inputs = [show(arg, 200) for arg in case.args] + [f"{key}={show(value, 200)}" for key, value in case.kwargs.items()]
-    return ", ".join(inputs), show(expected, 300)
+def _shown(case: Case, expected: Any, params: tuple[str, ...], verdict: Verdict | None) -> tuple[str, str]:
+    """A hidden case's inputs, by parameter name where `params` names them (`xs=[1, 2], w=1/5`), and
+    the sentence of its expected value: where the `verdict` is a wrong value, that one value (a key
+    of a dict, an entry of an array) and its relation to the student's, else the whole value."""
+    named = [f"{params[index]}={show(arg, 200)}" if index < len(params) else show(arg, 200) for index, arg in enumerate(case.args)]
+    inputs = ", ".join(named + [f"{key}={show(value, 200)}" for key, value in case.kwargs.items()])
+    if verdict is not None and verdict.reason == "compare.wrong_value":
+        at = messages.text("check.hidden_case_expected_at", where=verdict.fields["where"], expected=verdict.fields["expected"])
+        return inputs, " ".join(filter(None, [at, verdict.relation()]))
+    return inputs, messages.text("check.hidden_case_expected", expected=show(expected, 300))
 
 
 def _probe(probe: Probe, run: Callable[[Case], Any], case: Case) -> str | None:

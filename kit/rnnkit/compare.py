@@ -49,11 +49,17 @@ class Verdict:
     fields: dict | None = None
 
     def message(self, reveal: bool) -> str:
-        """The sentence for the student; `reveal` shows the expected value (public cases only)."""
-        reason = self.reason
-        if reason == "compare.wrong_value" and reveal:
-            reason = "compare.wrong_value_public"
-        return messages.text(reason, **(self.fields or {}))
+        """The sentence for the student; `reveal` shows the expected value (public cases only), and
+        how the student's value relates to it where a simple relation holds (`relation`)."""
+        if self.reason == "compare.wrong_value" and reveal:
+            return " ".join(filter(None, [messages.text("compare.wrong_value_public", **self.fields), self.relation()]))
+        return messages.text(self.reason, **(self.fields or {}))
+
+    def relation(self) -> str:
+        """The sentence of a wrong value's relation to the expected one ("exactly twice", "sign
+        flipped", ...), or ""."""
+        found = (self.fields or {}).get("relation")
+        return messages.text(found[0], factor=found[1]) if found else ""
 
 
 OK = Verdict(True)
@@ -203,6 +209,25 @@ def _rounded(got: float, target: Fraction) -> bool:
     return any(math.isclose(got, round(ref, places), rel_tol=1e-15, abs_tol=1e-300) for places in range(1, 16))
 
 
+#: Simple relations of a wrong value to the expected one, tried in this order: a message id and
+#: the factor the expected value is multiplied by.
+RELATIONS = (("relation.negated", -1), ("relation.twice", 2), ("relation.half", Fraction(1, 2)),
+             *(("relation.times", k) for k in range(3, 11)), *(("relation.part", Fraction(1, k)) for k in range(3, 11)))
+
+
+def relation(value: Fraction | float, target: Fraction, relative: float) -> tuple[str, int] | None:
+    """How a wrong `value` relates to `target`, within the comparison's `relative` tolerance: a
+    multiple (`RELATIONS`: the message id and the factor shown), or 1 minus it (a gate's complement,
+    for a target between 0 and 1); None when no such relation holds."""
+    if target != 0:
+        for message_id, factor in RELATIONS:
+            if _close(value, factor * target, relative):
+                return message_id, factor.denominator if isinstance(factor, Fraction) else factor
+    if 0 <= target <= 1 and _close(value, 1 - target, relative):
+        return "relation.complement", 1
+    return None
+
+
 def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
     """Judge one numeric leaf `got` against the reference `ref` (a Fraction, an int or a Real)."""
     where = where or messages.text("compare.the_value")
@@ -213,9 +238,11 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     if isinstance(got, bool) or not isinstance(got, numbers.Number):
         return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=type(got).__name__))
     rational, target = is_exact(ref), _number(ref)
-    wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))  # noqa: E731
     if target is None:
-        return wrong()
+        return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+    wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref),  # noqa: E731
+                                                               relation=relation(value, target, relative)))
+    relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     if is_exact(got):
         value = as_fraction(got)
         if rational and rtol is None:
@@ -227,7 +254,6 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__))
         if not math.isfinite(value):
             return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
-    relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     if _close(value, target, relative):
         if exact and rational and isinstance(value, float):
             return Verdict(False, "compare.not_exact", dict(where=where, got=show(got)))

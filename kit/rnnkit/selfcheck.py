@@ -69,7 +69,7 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
 
 
 @dataclass(frozen=True)
-class Outcome:
+class SummaryItem:
     """One check as the notebook's closing summary reads it: whether every case is right; how many
     cases of how many are right (in the self-check the public ones, at grading the hidden ones,
     which earn the points); the check's points; the grader's score (None in the self-check); and
@@ -83,7 +83,7 @@ class Outcome:
     stub: bool = False
 
     @classmethod
-    def of(cls, report: Report, *, graded: bool = False) -> "Outcome":
+    def of(cls, report: Report, *, graded: bool = False) -> "SummaryItem":
         """The outcome of a self-check's report, or (`graded`) of the grader's."""
         right = report.passed == len(report.results)
         if graded:
@@ -107,7 +107,7 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
     `uses_your_functions` cells after it (None: `COURSE_LANG`)."""
     _edition[:] = [lang]
     checks = public_checks(assignment)
-    outcomes: dict[str, Outcome] = {}  # in the order the checks first ran: the notebook's, on a Run All
+    outcomes: dict[str, SummaryItem] = {}  # in the order the checks first ran: the notebook's, on a Run All
 
     def check(name: str, obj: Any, hidden: bool = False) -> None:
         with messages.speaking(lang):
@@ -120,7 +120,7 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
             print(messages.text("check.hidden_at_grading", name=name))
             return None
         report = selfcheck(assignment, name, obj)
-        outcomes[name] = outcome = Outcome.of(report)
+        outcomes[name] = outcome = SummaryItem.of(report)
         if report.stub:  # not a failure yet: one quiet line (on stderr for nbgrader validate only)
             print("\n".join(messages.wrap(messages.text("check.not_started", name=name))), file=sys.stderr if validating() else sys.stdout)
             return None
@@ -152,7 +152,7 @@ def _number(value: float) -> int | float:
     return int(value) if value.is_integer() else value
 
 
-def summary_lines(points: dict[str, float], outcomes: dict[str, Outcome], written: dict[str, float] | None = None, *,
+def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], written: dict[str, float] | None = None, *,
                   graded: bool = False) -> list[str]:
     """The notebook's closing summary, wrapped at `messages.WIDTH`.
 

@@ -213,10 +213,10 @@ def _describe(row) -> str:
     text = f"{row.grade_id} {row.score:g}/{row.max_score:g}"
     if row.misconceptions:
         text += f" named {row.misconceptions}"
-    failed = [case for case in row.cases if isinstance(case, dict) and not case.get("ok", True)]
+    failed = [case for case in row.cases if not case.ok]
     if failed:
         text += f"; {len(failed)}/{len(row.cases)} cases failed: " + ", ".join(
-            case.get("label", "?") + (f" [{case['misconception']}]" if case.get("misconception") else "") for case in failed[:4])
+            case.label + (f" [{case.misconception}]" if case.misconception else "") for case in failed[:4])
     return text
 
 

@@ -28,10 +28,12 @@ class CaseOutcome:
 
 @dataclass(frozen=True)
 class HiddenFailure:
-    """The first wrong hidden case the cell shows, with the sentence of its expected value (the
-    feedback adds it where the course allows: `autograder.reveal`)."""
+    """The first wrong hidden case the cell shows: its label, its inputs as the cell shows them, and
+    the sentence of its expected value (the feedback adds it below the inputs where the course
+    allows: `autograder.reveal`)."""
 
     label: str
+    inputs: str
     expected: str
 
 
@@ -55,7 +57,7 @@ class GradeResult:
         first = report.first_hidden_failure
         return cls(report.name, report.score, points, tuple(report.misconceptions),
                    tuple(CaseOutcome(r.label, r.public, r.ok, r.misconception) for r in report.results), report.stub,
-                   HiddenFailure(first.label, first.expected) if first and first.expected else None)
+                   HiddenFailure(first.label, first.inputs, first.expected) if first and first.expected else None)
 
     @property
     def passed(self) -> int:
@@ -77,7 +79,8 @@ class GradeResult:
                    tuple(CaseOutcome(str(c.get("label", "")), bool(c.get("public")), bool(c.get("ok")), str(c.get("misconception", "")))
                          for c in data.get("cases", ()) if isinstance(c, dict)),
                    data.get("not_started") is True,
-                   HiddenFailure(str(failure.get("label", "")), str(failure.get("expected", ""))) if isinstance(failure, dict) else None)
+                   HiddenFailure(str(failure.get("label", "")), str(failure.get("inputs", "")), str(failure.get("expected", "")))
+                   if isinstance(failure, dict) else None)
 
     @classmethod
     def in_outputs(cls, outputs: list[dict]) -> GradeResult | None:

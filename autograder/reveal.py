@@ -23,7 +23,7 @@ from traitlets import Enum, Unicode
 
 from rnnkit import messages
 
-from .result import GradeResult
+from .result import GradeResult, HiddenFailure
 
 POLICIES = ("never", "after_due", "always")
 
@@ -62,5 +62,13 @@ class RevealExpected(NbGraderPreprocessor):
         failure = result.hidden_failure if result else None
         report = next((out for out in outputs if out.output_type == "stream" and out.name == "stdout"), None)
         if failure and report is not None:
-            lines = messages.wrap("    " + failure.expected)
-            report.text = report.text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+            report.text = below_inputs(report.text, failure)
+
+
+def below_inputs(text: str, failure: HiddenFailure) -> str:
+    """The cell's report `text` with the expected value of its shown hidden case right below that
+    case's inputs (at the end where the inputs are not shown)."""
+    lines = text.rstrip("\n").split("\n")
+    block = messages.wrap("    " + messages.text("check.hidden_case_inputs", inputs=failure.inputs))
+    at = next((i + len(block) for i in range(len(lines)) if failure.inputs and lines[i:i + len(block)] == block), len(lines))
+    return "\n".join([*lines[:at], *messages.wrap("    " + failure.expected), *lines[at:]]) + "\n"

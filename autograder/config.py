@@ -1,11 +1,13 @@
-"""Course settings: loading `course_config.py` and applying it to nbgrader."""
+"""Course settings: loading `course_config.py` (`autograder.settings.Settings`) and applying it to nbgrader."""
 from __future__ import annotations
 
-import importlib.util
 import os
 from functools import lru_cache
 from pathlib import Path
-from types import ModuleType
+
+from rnnkit.messages import LANGUAGES
+
+from .settings import Settings
 
 #: The repository root, where the committed `course_config.py` lives.
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -13,18 +15,15 @@ DATA_DIR = REPO_ROOT / "data" / "part-iii"
 
 
 @lru_cache(maxsize=None)
-def load(root: str | os.PathLike = REPO_ROOT) -> ModuleType:
-    """Import `course_config.py` from the course root `root`."""
+def load(root: str | os.PathLike = REPO_ROOT) -> Settings:
+    """The settings of the course root `root` (its `course_config.py`, read once per process)."""
     path = Path(root) / "course_config.py"
     if not path.is_file():
         raise FileNotFoundError(f"no course_config.py in {root}: run from the course root")
-    spec = importlib.util.spec_from_file_location(f"course_config_{abs(hash(str(path)))}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return Settings.read(path)
 
 
-def database_url(root: str | os.PathLike, settings: ModuleType) -> str:
+def database_url(root: str | os.PathLike, settings: Settings) -> str:
     """The gradebook URL with a relative SQLite path resolved against the course root."""
     url = settings.DATABASE_URL
     prefix = "sqlite:///"
@@ -37,17 +36,16 @@ def points(assignment: str, grade_id: str, root: str | os.PathLike = REPO_ROOT) 
     """Points of one graded cell: the check's own, unless course_config.POINTS overrides them."""
     from .assignments import get
 
-    return get(assignment).points(grade_id, getattr(load(root), "POINTS", {}))
+    return get(assignment).points(grade_id, load(root).POINTS)
 
 
-LANGUAGES = ("en", "zh")
 #: nbgrader's own templates, and the course's feedback template that names each test cell.
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
 def language(root: str | os.PathLike = REPO_ROOT) -> str:
     """The course language: the environment's `COURSE_LANG`, else course_config's, else `en`."""
-    lang = os.environ.get("COURSE_LANG") or getattr(load(root), "COURSE_LANG", "en")
+    lang = os.environ.get("COURSE_LANG") or load(root).COURSE_LANG
     if lang not in LANGUAGES:
         raise ValueError(f"COURSE_LANG is {lang!r}; it must be one of: {', '.join(LANGUAGES)}")
     return lang
@@ -59,7 +57,7 @@ def use_language(root: str | os.PathLike) -> str:
     return lang
 
 
-def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
+def nbgrader_settings(c, root: str, settings: Settings) -> None:
     """Fill an nbgrader traitlets config `c` from course settings."""
     use_language(root)
     c.CourseDirectory.root = root
@@ -83,17 +81,17 @@ def nbgrader_settings(c, root: str, settings: ModuleType) -> None:
     c.ExchangeFactory.collect = "autograder.collect.SafeCollect"
     c.ZipCollectApp.collector_plugin = "autograder.collect.RosterCollector"
     c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
-    c.TrustedExecute.submission_timeout = float(getattr(settings, "SUBMISSION_TIMEOUT", 600))
-    c.TrustedExecute.runner_restarts = int(getattr(settings, "RUNNER_RESTARTS", 8))
-    c.TrustedExecute.work_limit_mb = int(getattr(settings, "WORK_LIMIT_MB", 256))
+    c.TrustedExecute.submission_timeout = float(settings.SUBMISSION_TIMEOUT)
+    c.TrustedExecute.runner_restarts = settings.RUNNER_RESTARTS
+    c.TrustedExecute.work_limit_mb = settings.WORK_LIMIT_MB
     c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
     c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
     c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
-    c.TrustedExecute.memory_limit_mb = int(getattr(settings, "MEMORY_LIMIT_MB", 2048))
-    c.TrustedExecute.output_limit_kb = int(getattr(settings, "OUTPUT_LIMIT_KB", 256))
-    c.TrustedExecute.process_limit = int(getattr(settings, "PROCESS_LIMIT", 64))
+    c.TrustedExecute.memory_limit_mb = settings.MEMORY_LIMIT_MB
+    c.TrustedExecute.output_limit_kb = settings.OUTPUT_LIMIT_KB
+    c.TrustedExecute.process_limit = settings.PROCESS_LIMIT
     c.TrustedExecute.course_id = settings.COURSE_ID
-    c.RevealExpected.shows_expected = getattr(settings, "FEEDBACK_SHOWS_EXPECTED", "after_due")
+    c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
     c.RevealExpected.course_id = settings.COURSE_ID
     from nbgrader.converters.generate_feedback import GenerateFeedback
 

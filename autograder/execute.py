@@ -31,6 +31,7 @@ from .build import SUMMARY
 from .checks import grade
 from .result import RESULT_KEY, GradeResult
 from .sandbox import Budget, Limits, Session, zygote
+from .settings import Settings
 
 
 class SandboxUnavailable(RuntimeError):
@@ -49,16 +50,16 @@ def isolation_in_force(found: str | None, unsandboxed: bool) -> str:
 class TrustedExecute(NbGraderPreprocessor):
     """Run student cells in the sandbox and score grade cells in the grader."""
 
-    hidden_cases = Integer(6, help="Hidden cases drawn per check.").tag(config=True)
-    call_timeout = Float(10.0, help="Seconds one call of a student's function may take.").tag(config=True)
-    cell_timeout = Float(120.0, help="Seconds one student cell may take.").tag(config=True)
-    memory_limit_mb = Integer(2048, help="Memory of a runner, in MB.").tag(config=True)
-    output_limit_kb = Integer(256, help="Output kept per cell, in KB.").tag(config=True)
-    process_limit = Integer(64, help="Processes a submission may run at once.").tag(config=True)
-    work_limit_mb = Integer(256, help="Size of a runner's work folder (a tmpfs), in MB.").tag(config=True)
-    submission_timeout = Float(600.0, help="Seconds of runner time one submission may take in all, replays of "
-                                           "earlier cells after a restart included.").tag(config=True)
-    runner_restarts = Integer(8, help="Times one submission's runner may be started again after it died.").tag(config=True)
+    # course_config.py's settings (`autograder.settings.Settings`: their defaults and descriptions)
+    hidden_cases = Integer(Settings.HIDDEN_CASES, help=Settings.help("HIDDEN_CASES")).tag(config=True)
+    call_timeout = Float(Settings.CALL_TIMEOUT, help=Settings.help("CALL_TIMEOUT")).tag(config=True)
+    cell_timeout = Float(Settings.CELL_TIMEOUT, help=Settings.help("CELL_TIMEOUT")).tag(config=True)
+    memory_limit_mb = Integer(Settings.MEMORY_LIMIT_MB, help=Settings.help("MEMORY_LIMIT_MB")).tag(config=True)
+    output_limit_kb = Integer(Settings.OUTPUT_LIMIT_KB, help=Settings.help("OUTPUT_LIMIT_KB")).tag(config=True)
+    process_limit = Integer(Settings.PROCESS_LIMIT, help=Settings.help("PROCESS_LIMIT")).tag(config=True)
+    work_limit_mb = Integer(Settings.WORK_LIMIT_MB, help=Settings.help("WORK_LIMIT_MB")).tag(config=True)
+    submission_timeout = Float(Settings.SUBMISSION_TIMEOUT, help=Settings.help("SUBMISSION_TIMEOUT")).tag(config=True)
+    runner_restarts = Integer(Settings.RUNNER_RESTARTS, help=Settings.help("RUNNER_RESTARTS")).tag(config=True)
     course_root = Unicode("", help="The course root (where the course secret is).").tag(config=True)
     course_id = Unicode("default_course", help="nbgrader's course id, to read the gradebook.").tag(config=True)
     unsandboxed = Bool(False, help="Grade even where this machine gives no isolation (student code then runs with "

@@ -10,9 +10,8 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
-
 from . import config
+from .settings import Settings
 
 
 class CourseNotFound(FileNotFoundError):
@@ -65,7 +64,7 @@ class Course:
         return self.root / "demo-course"
 
     @property
-    def settings(self) -> ModuleType:
+    def settings(self) -> Settings:
         return config.load(self.root)
 
     @property

@@ -24,8 +24,7 @@ from traitlets import Enum, Unicode
 from rnnkit import messages
 
 from .result import GradeResult, HiddenFailure
-
-POLICIES = ("never", "after_due", "always")
+from .settings import FEEDBACK_POLICIES as POLICIES, Settings
 
 
 def allows(policy: str, duedate: datetime.datetime | None, now: datetime.datetime) -> bool:
@@ -39,8 +38,7 @@ class RevealExpected(NbGraderPreprocessor):
     """In `nbgrader generate_feedback`: add the expected value of each grade cell's shown hidden case
     where the policy allows it."""
 
-    shows_expected = Enum(POLICIES, "after_due", help="When the feedback shows a failed hidden case's expected value: "
-                                                      "never, after the due date, or always.").tag(config=True)
+    shows_expected = Enum(POLICIES, Settings.FEEDBACK_SHOWS_EXPECTED, help=Settings.help("FEEDBACK_SHOWS_EXPECTED")).tag(config=True)
     course_id = Unicode("default_course", help="nbgrader's course id, to read the gradebook.").tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):

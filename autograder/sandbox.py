@@ -50,10 +50,10 @@ class BudgetSpent(RunnerDied):
 class Limits:
     """What one runner may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT, WORK_LIMIT_MB)."""
 
-    memory_mb: int = 2048
-    output_kb: int = 256
-    processes: int = 64
-    work_mb: int = 256
+    memory_mb: int
+    output_kb: int
+    processes: int
+    work_mb: int
 
 
 @dataclass

@@ -11,10 +11,9 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from rnnkit.messages import _FIELD, _fill, language
+from rnnkit.messages import _FIELD, LANGUAGES, _fill, language
 
 HERE = Path(__file__).resolve().parent
-LANGUAGES = ("en", "zh")
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,77 @@
+"""The course settings: `course_config.py`, read once into one typed object.
+
+Every setting has its type, its default and its description here, and nowhere else; a value of the
+wrong type stops with a message naming the setting. `autograder.config.load` returns a `Settings`,
+and `autograder.config.nbgrader_settings` hands its values to nbgrader's traitlets.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from rnnkit.messages import LANGUAGES
+#: What `FEEDBACK_SHOWS_EXPECTED` may say (see `autograder.reveal`).
+FEEDBACK_POLICIES = ("never", "after_due", "always")
+
+
+class SettingsError(ValueError):
+    """A setting of course_config.py that the course cannot use."""
+
+
+def _setting(default: Any, text: str, kind: type | tuple[type, ...], choices: tuple = ()) -> Any:
+    extra = {"default_factory": lambda: type(default)(default)} if isinstance(default, (dict, list)) else {"default": default}
+    return field(**extra, metadata={"text": text, "kind": kind, "choices": choices})
+
+
+@dataclass(frozen=True)
+class Settings:
+    """One course's settings (the names are course_config.py's)."""
+
+    COURSE_ID: str = _setting("rnn-chapters", "nbgrader's course id.", str)
+    COURSE_LANG: str = _setting("en", "Language of the notebooks, messages, feedback, report and exports "
+                                      "(the environment's COURSE_LANG overrides it for one command).", str, LANGUAGES)
+    ASSIGNMENTS: list = _setting([], "Assignments in release order.", list)
+    POINTS: dict = _setting({}, "Points that differ from a check's own: {assignment: {grade id: points}}.", dict)
+    CELL_TIMEOUT: float = _setting(120.0, "Seconds one notebook cell may run during autograding.", (int, float))
+    CALL_TIMEOUT: float = _setting(10.0, "Seconds one call of a student's function may take inside a check.", (int, float))
+    MEMORY_LIMIT_MB: int = _setting(2048, "Memory (address space) of a sandboxed runner, in MB.", int)
+    OUTPUT_LIMIT_KB: int = _setting(256, "Output one cell may keep in the autograded notebook, in KB.", int)
+    PROCESS_LIMIT: int = _setting(64, "Processes a submission may run at once (its own included).", int)
+    WORK_LIMIT_MB: int = _setting(256, "Size of a runner's work folder (a tmpfs copy of the graded folder), in MB.", int)
+    SUBMISSION_TIMEOUT: float = _setting(600.0, "Seconds of runner time one submission may take in all, replays "
+                                                "after a restart included.", (int, float))
+    RUNNER_RESTARTS: int = _setting(8, "Times one submission's runner may be started again after it died.", int)
+    HIDDEN_CASES: int = _setting(6, "Hidden cases drawn per check (besides the book's public cases).", int)
+    FEEDBACK_SHOWS_EXPECTED: str = _setting("after_due", "When the feedback shows a failed hidden case's expected "
+                                                         "value.", str, FEEDBACK_POLICIES)
+    WORKERS: int = _setting(2, "Parallel autograde workers on this machine.", int)
+    DATABASE_URL: str = _setting("sqlite:///gradebook.db", "Gradebook database; relative SQLite paths are resolved "
+                                                           "against the course root.", str)
+
+    @classmethod
+    def read(cls, path: str | os.PathLike) -> Settings:
+        """The settings of one course_config.py (a setting it leaves out takes its default)."""
+        path = Path(path)
+        spec = importlib.util.spec_from_file_location(f"course_config_{abs(hash(str(path)))}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        values = {}
+        for setting in fields(cls):
+            if not hasattr(module, setting.name):
+                continue
+            value, kind, choices = getattr(module, setting.name), setting.metadata["kind"], setting.metadata["choices"]
+            if isinstance(value, bool) or not isinstance(value, kind):
+                names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
+                raise SettingsError(f"{path}: {setting.name} must be {names}, not {value!r} ({setting.metadata['text']})")
+            if choices and value not in choices:
+                raise SettingsError(f"{path}: {setting.name} is {value!r}; it must be one of: {', '.join(choices)}")
+            values[setting.name] = value
+        return cls(**values)
+
+    @classmethod
+    def help(cls, name: str) -> str:
+        """The description of one setting."""
+        return next(setting.metadata["text"] for setting in fields(cls) if setting.name == name)

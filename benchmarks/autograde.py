@@ -48,7 +48,8 @@ c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_prepro
 """
 
 #: The project's start-up, phase by phase: each a fresh process doing everything the one before
-#: did, and one thing more (the differences are each phase's cost).
+#: did, and one thing more, one after the other (the command itself starts the zygote first, so that
+#: it comes up while the rest imports).
 PHASES = {
     "interpreter": "pass",
     "imports (nbgrader, SymPy, the assignments)": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments",
@@ -104,14 +105,10 @@ def fit(sizes: list[int], seconds: list[float]) -> tuple[float, float]:
 
 
 def startup_profile(root: Path, assignment: str) -> list[tuple[str, float]]:
-    """Each start-up phase's own seconds (the median of 3 fresh processes, less the phase before)."""
-    found, before = [], 0.0
-    for phase, code in PHASES.items():
-        runs = [timed([PYTHON, "-c", code.format(a=assignment, root=str(root))], root) for _ in range(3)]
-        total = statistics.median(runs)
-        found.append((phase, total - before))
-        before = total
-    return found
+    """Seconds of a fresh process that goes up to each start-up phase, one after the other (the
+    median of 3)."""
+    return [(phase, statistics.median(timed([PYTHON, "-c", code.format(a=assignment, root=str(root))], root) for _ in range(3)))
+            for phase, code in PHASES.items()]
 
 
 def main() -> None:
@@ -149,10 +146,10 @@ def main() -> None:
             start, each = fit(args.sizes, times)
             print(f"fit, {side:<20}: start-up {start:5.2f} s + {each:.3f} s per submission")
     print(f"one-student regrade (--student): stock {one['stock']:.2f} s, project {one['project']:.2f} s wall")
-    print("project start-up, phase by phase (fresh processes, median of 3):")
+    print("project start-up: a fresh process up to each phase, one after the other (median of 3)")
     for phase, seconds in profile:
-        print(f"  {phase:<44} {seconds:5.2f} s")
-    print(f"  {'grading one submission and the rest':<44} {one['project'] - sum(s for _, s in profile):5.2f} s")
+        print(f"  up to {phase:<44} {seconds:5.2f} s")
+    print(f"  the whole regrade command (its zygote starts first, beside the imports) {one['project']:5.2f} s")
     print(f"Dask LocalCluster, {args.dask_size} submissions: 1 worker {dask[1]:.1f} s, 2 workers {dask[2]:.1f} s "
           f"({dask[1] / dask[2]:.2f}x)")
     print(f"peak memory of one grading process: {peak:.0f} MiB")

@@ -66,7 +66,7 @@ def _autograde(args, root: Path) -> int:
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
-    from . import course, report, sample
+    from . import course, exports, report, sample
 
     start = time.perf_counter()
     demo = Course(root).start_course(Course(root).demo).root
@@ -79,7 +79,7 @@ def _demo(args, root: Path) -> int:
     args.assignments, args.student = names, None
     status = _autograde(args, demo)
     course.feedback(demo, names)
-    sheets = course.export(demo)
+    sheets = exports.export(demo)
     data = report.load(demo)
     html = report.write_html(data, Course(demo).reports / "class-report.html")
     print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo)))
@@ -137,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         return _autograde(args, root)
     import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
 
-    from . import course, kit, report
+    from . import course, exports, kit, report
 
     if args.command == "release":
         try:
@@ -152,9 +152,9 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(str(error)) from None
     elif args.command == "export":
         try:
-            for path in course.export(root, args.out, students=args.student or None):
+            for path in exports.export(root, args.out, students=args.student or None):
                 print(path)
-        except course.UnknownStudent as error:
+        except exports.UnknownStudent as error:
             raise SystemExit(str(error)) from None
     elif args.command == "report":
         data = report.load(root)

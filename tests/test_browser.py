@@ -21,7 +21,8 @@ from nbgrader.api import Gradebook
 
 from autograder import build, config, report
 from autograder.assignments import get
-from autograder.course import export, feedback
+from autograder.course import feedback
+from autograder.exports import export
 from autograder.labels import label
 
 from . import hostile

@@ -20,7 +20,7 @@ from rnnkit import messages
 from rnnkit.messages import _FIELD
 
 from autograder import catalogue, labels, report
-from autograder.course import CANVAS_COLUMNS, export
+from autograder.exports import CANVAS_COLUMNS, export
 from autograder.labels import label
 from autograder.report import ClassData, Row, Student, Submission
 from autograder.result import CaseOutcome
@@ -67,7 +67,7 @@ def test_chinese_labels_are_written_in_chinese():
 def test_every_label_the_code_asks_for_exists():
     known = set(_load("en"))
     used = set(re.findall(r"""["']((?:report|table)\.[a-z_.]+)["']""", (REPO / "autograder" / "report.py").read_text(encoding="utf-8")))
-    for call in re.findall(r"_header\(([^)]*)\)", (REPO / "autograder" / "course.py").read_text(encoding="utf-8")):
+    for call in re.findall(r"_header\(([^)]*)\)", (REPO / "autograder" / "exports.py").read_text(encoding="utf-8")):
         used |= {f"export.{name}" for name in re.findall(r"""["'](\w+)["']""", call)}
     assert used and {u for u in used if u.startswith("export.")}
     assert used <= known, sorted(used - known)

@@ -14,7 +14,8 @@ from rnnkit import messages
 
 from autograder import build, catalogue, report
 from autograder.assignments import get
-from autograder.course import BIN, autograde, export, feedback, nbgrader, nbgrader_env, release
+from autograder.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
+from autograder.exports import export
 
 from .classroom import reveals
 from .conftest import ASSIGNMENTS, make_course

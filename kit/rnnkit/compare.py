@@ -240,9 +240,9 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     rational, target = is_exact(ref), _number(ref)
     if target is None:
         return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+    relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref),  # noqa: E731
                                                                relation=relation(value, target, relative)))
-    relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     if is_exact(got):
         value = as_fraction(got)
         if rational and rtol is None:

@@ -5,10 +5,11 @@
     %% markdown            teaching text
     %% setup               read-only code (imports, `check = checker(...)`, given helpers)
     %% code                ordinary code (tables, plots); runs the student's functions
-    %% solution f [g ...]  the solution cell: the source of f, g from solutions/<assignment>.py
-    %% check name          the test cell of `name`: for a graded check (one with hidden draws) the
-                           visible self-check + hidden grading; for a self-check alone, a locked
-                           cell running the self-check
+    %% exercise f [g ...]  one exercise: the solution cell (the source of f, g from the
+                           assignment's solution module, released as the stub), then the test cell
+                           of each of f, g: for a graded check (one with hidden draws) the visible
+                           self-check + hidden grading; for a self-check alone, a locked cell
+                           running the self-check
     %% written name        a written answer graded by hand (nbgrader's manually graded markdown
                            cell); its body is the rubric, the book's reference answer, which the
                            release replaces with nbgrader's answer stub
@@ -37,10 +38,9 @@ from pathlib import Path
 import nbformat
 
 from . import config
-from .assignments import get
 from .labels import label
 from .layout import Course
-from .solution_source import function_sources
+from .spec import Assignment
 
 NBGRADER = {"schema_version": 3, "task": False}
 #: The grade id of the closing summary cell.
@@ -63,7 +63,19 @@ def parse(text: str) -> list[tuple[str, list[str], str]]:
             body.append(line)
     if kind:
         cells.append((kind, args, "\n".join(body).strip("\n")))
-    return cells
+    return [cell for kind, args, body in cells for cell in _expanded(kind, args, body)]
+
+
+def _expanded(kind: str, args: list[str], body: str) -> list[tuple[str, list[str], str]]:
+    """One template cell as the notebook's cells: an exercise is its solution cell and a test cell
+    per function; every other kind is itself."""
+    if kind in ("solution", "check"):
+        raise ValueError(f"%% {kind} {' '.join(args)}: write %% exercise {' '.join(args)} (the solution cell and its checks)")
+    if kind != "exercise":
+        return [(kind, args, body)]
+    if not args or body.strip():
+        raise ValueError(f"%% exercise {' '.join(args)}: name one or more solution functions, and put no text under it")
+    return [("solution", args, ""), *(("check", [name], "") for name in args)]
 
 
 def _expand_includes(body: str) -> str:
@@ -107,10 +119,9 @@ def check_source(name: str) -> str:
 TEXT_KINDS = ("markdown", "written")
 
 
-def template_cells(assignment: str, lang: str) -> list[tuple[str, list[str], str]]:
+def template_cells(spec: Assignment, lang: str) -> list[tuple[str, list[str], str]]:
     """The template's cells in language `lang`: `notebook.md`, with the markdown and written cells
     of `notebook.<lang>.md` in place of the English ones."""
-    spec = get(assignment)
     cells = parse(spec.template.read_text(encoding="utf-8"))
     written = [args for kind, args, _ in cells if kind == "written"]
     if written != [[answer.name] for answer in spec.written]:
@@ -130,20 +141,20 @@ def template_cells(assignment: str, lang: str) -> list[tuple[str, list[str], str
     return cells
 
 
-def rubric(assignment: str, name: str, lang: str) -> str:
+def rubric(spec: Assignment, name: str, lang: str) -> str:
     """The rubric of one written answer in language `lang`: the body of its `%% written` cell."""
-    return next(body for kind, args, body in template_cells(assignment, lang) if kind == "written" and args == [name])
+    return next(body for kind, args, body in template_cells(spec, lang) if kind == "written" and args == [name])
 
 
-def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.NotebookNode:
+def build_notebook(spec: Assignment, root: Path = config.REPO_ROOT) -> nbformat.NotebookNode:
     """The nbgrader source notebook of one assignment, in the course language."""
-    sources = function_sources(assignment)
+    assignment, sources, settings = spec.name, spec.function_sources(), config.load(root)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata = {
         "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
     }
-    cells = [*template_cells(assignment, config.language(root)), ("summary", [], "check.summary()")]
+    cells = [*template_cells(spec, config.language(root)), ("summary", [], "check.summary()")]
     for index, (kind, args, body) in enumerate(cells):
         if kind == "markdown":
             cell = nbformat.v4.new_markdown_cell(body)
@@ -156,15 +167,15 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
         elif kind == "solution":
             missing = [name for name in args if name not in sources]
             if missing:
-                raise KeyError(f"{assignment}: no function {missing} in solutions/{assignment}.py")
+                raise KeyError(f"{assignment}: no function {missing} in {spec.solutions}")
             cell = nbformat.v4.new_code_cell("\n\n\n".join(sources[name] for name in args))
             cell.metadata["nbgrader"] = {**NBGRADER, "grade": False, "solution": True, "locked": False, "grade_id": f"solution-{args[0]}"}
-        elif kind == "check" and get(assignment).check(args[0]).graded:
+        elif kind == "check" and spec.check(args[0]).graded:
             (name,) = args
             cell = nbformat.v4.new_code_cell(check_source(name))
             cell.metadata["nbgrader"] = {
                 **NBGRADER, "grade": True, "solution": False, "locked": True, "grade_id": name,
-                "points": config.points(assignment, name, root),
+                "points": spec.points(name, settings.POINTS),
             }
         elif kind == "check":
             (name,) = args
@@ -174,7 +185,7 @@ def build_notebook(assignment: str, root: Path = config.REPO_ROOT) -> nbformat.N
             (name,) = args
             cell = nbformat.v4.new_markdown_cell(body)
             cell.metadata["nbgrader"] = {**NBGRADER, "grade": True, "solution": True, "locked": False, "grade_id": name,
-                                         "points": config.points(assignment, name, root)}
+                                         "points": spec.points(name, settings.POINTS)}
         else:
             raise ValueError(f"{assignment}: unknown cell kind {kind!r}")
         cell.id = f"{kind}-{index:02d}"
@@ -187,13 +198,14 @@ def notebook_text(notebook: nbformat.NotebookNode) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
-def write_source(assignment: str, root: Path = config.REPO_ROOT) -> Path:
+def write_source(spec: Assignment, root: Path = config.REPO_ROOT) -> Path:
     """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names and the
     students' README (how to install the kit, work and hand in), which nbgrader releases with it."""
+    assignment = spec.name
     folder = Course(Path(root)).source(assignment)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{assignment}.ipynb"
-    text = notebook_text(build_notebook(assignment, root))
+    text = notebook_text(build_notebook(spec, root))
     path.write_text(text, encoding="utf-8")
     for data in config.DATA_DIR.glob("*.json"):
         if data.name in text:

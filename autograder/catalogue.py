@@ -1,6 +1,6 @@
 """The misconception catalogue: each entry is a mistaken version of one solution function.
 
-An assignment's mistakes module (`Assignment.mistakes`) defines the mistakes as functions named by
+An assignment's mistakes module (`Assignment.mistakes_module`) defines the mistakes as functions named by
 the mistake id, with the signature of the solution function they replace::
 
     @mistake("bptt_scalar")
@@ -17,26 +17,34 @@ import ast
 import inspect
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from rnnkit import messages
 from rnnkit.helpers import fresh
 
-from .solution_source import function_sources, solutions_path, strip_markers
+from .solution_source import function_sources, strip_markers
+
+if TYPE_CHECKING:
+    from .spec import Assignment
 
 @dataclass(frozen=True)
 class Mistake:
     """A catalogued mistake: `fn` stands in for the solution function `function`."""
 
     id: str
-    assignment: str
     function: str
     fn: Callable = field(repr=False, compare=False)
+    spec: "Assignment" = field(repr=False, compare=False)
+
+    @property
+    def assignment(self) -> str:
+        """The name of the assignment whose catalogue holds this mistake."""
+        return self.spec.name
 
     @property
     def checks(self) -> tuple[str, ...]:
         """The checks this mistake can change: its function's and those of every (indirect) caller."""
-        return (self.function, *sorted(callers(self.assignment, self.function)))
+        return (self.function, *sorted(callers(self.spec, self.function)))
 
     @property
     def text(self) -> str:
@@ -50,7 +58,7 @@ class Mistake:
         what it uses: private helpers of the mistakes module, and `_<f>` for a correct solution
         function `f` (the correct `f` renamed).
         """
-        solution = function_sources(self.assignment)
+        solution = function_sources(self.spec.solutions)
         module = inspect.getmodule(self.fn)
         parts, seen = [], set()
 
@@ -82,7 +90,7 @@ class Mistake:
 
 def mistake(function: str) -> Callable[[Callable], Callable]:
     """Mark the decorated function as the mistake named after it, replacing `function`; the
-    assignment's spec lists its mistakes module, where `mistakes()` finds the marked functions."""
+    assignment's spec lists its mistakes module, where `mistakes(spec)` finds the marked functions."""
 
     def mark(fn: Callable) -> Callable:
         fn.replaces = function
@@ -92,25 +100,20 @@ def mistake(function: str) -> Callable[[Callable], Callable]:
 
 
 @lru_cache(maxsize=None)
-def _entries(assignment: str) -> tuple["Mistake", ...]:
-    from .assignments import get
-
-    module = get(assignment).mistakes
+def mistakes(spec: "Assignment") -> tuple[Mistake, ...]:
+    """Every catalogued mistake of one assignment (the marked functions of `spec.mistakes_module`), in
+    definition order."""
+    module = spec.mistakes_module
     found = [value for value in vars(module).values() if inspect.isfunction(value) and hasattr(value, "replaces")
              and value.__module__ == module.__name__]
     found.sort(key=lambda fn: fn.__code__.co_firstlineno)
-    return tuple(Mistake(fn.__name__, assignment, fn.replaces, fn) for fn in found)
+    return tuple(Mistake(fn.__name__, fn.replaces, fn, spec) for fn in found)
 
 
-def mistakes(assignment: str) -> list[Mistake]:
-    """Every catalogued mistake of one assignment, in definition order."""
-    return list(_entries(assignment))
-
-
-def for_check(assignment: str, check: str) -> list[Mistake]:
+def for_check(spec: "Assignment", check: str) -> list[Mistake]:
     """The mistakes that change the result of `check`: those of its own function first, then
     those of the functions it calls (so a diagnosis prefers the closest cause)."""
-    found = [entry for entry in mistakes(assignment) if check in entry.checks]
+    found = [entry for entry in mistakes(spec) if check in entry.checks]
     return sorted(found, key=lambda entry: entry.function != check)
 
 
@@ -121,10 +124,10 @@ def _renamed(source: str, name: str) -> str:
     return ast.unparse(node)
 
 
-def submission(assignment: str, source: str, name: str = "submission") -> dict:
+def submission(spec: "Assignment", source: str, name: str = "submission") -> dict:
     """The reference solution module with `source` run in it: a notebook with some of its solution
     cells written differently (a mistake's cell, or any other student code)."""
-    path = solutions_path(assignment)
+    path = spec.solutions
     namespace: dict = {"__name__": name}
     exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
     exec(compile(source, f"<{name}>", "exec"), namespace)
@@ -133,13 +136,13 @@ def submission(assignment: str, source: str, name: str = "submission") -> dict:
 
 @lru_cache(maxsize=None)
 def _namespace(entry: Mistake) -> dict:
-    return submission(entry.assignment, entry.source(), f"mutant_{entry.assignment}_{entry.id}")
+    return submission(entry.spec, entry.source(), f"mutant_{entry.assignment}_{entry.id}")
 
 
 @lru_cache(maxsize=None)
-def callers(assignment: str, function: str) -> frozenset[str]:
+def callers(spec: "Assignment", function: str) -> frozenset[str]:
     """Solution functions that call `function`, directly or through other solution functions."""
-    sources = function_sources(assignment)
+    sources = function_sources(spec.solutions)
     calls = {
         name: {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)} & set(sources) - {name}
         for name, text in sources.items()

@@ -13,7 +13,7 @@ import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 from rnnkit import messages
@@ -25,6 +25,9 @@ from . import catalogue
 from .attempts import Attempt
 from .sandbox import RemoteFunction
 from .symbolic import public_value
+
+if TYPE_CHECKING:
+    from .spec import Assignment
 
 __all__ = ["Case", "Check", "grade", "hidden_cases", "public_cases", "public_value"]
 
@@ -84,25 +87,23 @@ def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
         return None
 
 
-def diagnose(assignment: str, check: Check, got: Any, case: Case, wrong: Callable[[str], bool]) -> tuple[str, ...]:
+def diagnose(spec: "Assignment", check: Check, got: Any, case: Case, wrong: Callable[[str], bool]) -> tuple[str, ...]:
     """The catalogued mistakes whose output on `case` equals the student's: the check's own, and a
     mistake of a function it calls only where `wrong(function)`, the student's version of it failing
     its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
-    return tuple(entry.id for entry in catalogue.for_check(assignment, check.name)
+    return tuple(entry.id for entry in catalogue.for_check(spec, check.name)
                  if (output := mistaken_output(entry, check, case)) is not None and compare(got, output, rtol=check.rtol).ok
                  and (entry.function == check.name or wrong(entry.function)))
 
 
-def fails_public_cases(assignment: str, name: str, fn: Callable, timeout: float) -> bool:
+def fails_public_cases(spec: "Assignment", name: str, fn: Callable, timeout: float) -> bool:
     """True when the student's function `name`, from the same submission as `fn`, gets a public case
     of its own check wrong (False when the submission has no such function)."""
-    from .assignments import get
-
-    check = get(assignment).check(name)
+    check = spec.check(name)
     other = fn.session.function(name, fn.timeout, check.call) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
     if not callable(other):
         return False
-    report = run_cases(assignment, name, other, public_cases(check), check.rules, timeout=timeout)
+    report = run_cases(spec.name, name, other, public_cases(check), check.rules, timeout=timeout)
     return report.passed < len(report.results)
 
 
@@ -144,13 +145,13 @@ def inputs_key(case: Case) -> str:
     return value_key([list(case.args), case.kwargs])
 
 
-def hidden_cases(assignment: str, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+def hidden_cases(spec: "Assignment", check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
     """`count` draws of one attempt (`Attempt.seed`) with their references; a draw that repeats a
     public case's inputs or answer, or on which any catalogued mistake is right, is drawn again."""
     if check.draw is None:
         return []
-    rng = random.Random(attempt.seed(assignment, check.name))
-    entries = catalogue.for_check(assignment, check.name)
+    rng = random.Random(attempt.seed(spec.name, check.name))
+    entries = catalogue.for_check(spec, check.name)
     public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
     cases = []
     for index in range(count):
@@ -173,12 +174,12 @@ def hidden_cases(assignment: str, check: Check, attempt: Attempt, count: int, ma
     return cases
 
 
-def grade(assignment: str, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float) -> Report:
+def grade(spec: "Assignment", check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float) -> Report:
     """Run `check` on the student's `fn`: the book's public cases, then `hidden` cases of this attempt,
     with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
     probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`)."""
-    cases = public_cases(check) + hidden_cases(assignment, check, attempt, hidden)
-    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(assignment, name, fn, timeout))
-    return run_cases(assignment, check.name, fn, cases, check.rules, points=points, timeout=timeout,
-                     diagnose=lambda got, case: diagnose(assignment, check, got, case, wrong), probes=check.probes,
+    cases = public_cases(check) + hidden_cases(spec, check, attempt, hidden)
+    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, fn, timeout))
+    return run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
+                     diagnose=lambda got, case: diagnose(spec, check, got, case, wrong), probes=check.probes,
                      params=check.params)

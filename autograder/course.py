@@ -23,6 +23,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from . import attempts, build, config
+from .assignments import get
 from .labels import label
 from .layout import Course
 
@@ -80,7 +81,7 @@ def hand_edited(root: Path, name: str) -> Path | None:
     if not path.is_file():
         return None
     existing = path.read_text(encoding="utf-8")
-    if existing == build.notebook_text(build.build_notebook(name, course.root)):
+    if existing == build.notebook_text(build.build_notebook(get(name), course.root)):
         return None
     return None if _build_record(course).get(name) == _sha256(existing) else path
 
@@ -102,7 +103,7 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
     attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
     done = []
     for name in tqdm(names, desc="release", unit="assignment"):
-        path = build.write_source(name, course.root)
+        path = build.write_source(get(name), course.root)
         record = _build_record(course)
         record[name] = _sha256(path.read_text(encoding="utf-8"))
         (course.root / "source" / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -144,25 +145,8 @@ def _api(root: str, unsandboxed: bool = False):
         warnings.filterwarnings("ignore")  # SQLAlchemy chatter from nbgrader's gradebook, per worker
         settings = PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
         settings.TrustedExecute.unsandboxed = unsandboxed
-        _lean_pipeline(settings)
         _API[key] = NbGraderAPI(config=settings)
     return _API[key]
-
-
-def _lean_pipeline(settings) -> None:
-    """nbgrader's autograde passes with the same checks done once: `execute.CheckCellMetadata` in
-    place of nbgrader's (the metadata schema checked once per process rather than once per cell),
-    and the notebook validated once after each pass's preprocessors rather than after every one of
-    them (nbconvert's `optimistic_validation`)."""
-    settings.Exporter.optimistic_validation = True
-    from nbgrader.converters.autograde import Autograde
-    from nbgrader.preprocessors import CheckCellMetadata
-
-    from . import execute
-
-    for name in ("sanitize_preprocessors", "autograde_preprocessors"):
-        pipeline = settings.Autograde[name] if name in settings.Autograde else Autograde.class_traits()[name].default()
-        settings.Autograde[name] = [execute.CheckCellMetadata if cls is CheckCellMetadata else cls for cls in pipeline]
 
 
 def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
@@ -196,8 +180,7 @@ def prepare(names: list[str]) -> None:
     import nbgrader.apps  # noqa: F401
     import sqlalchemy.orm
 
-    from . import catalogue, execute
-    from .assignments import get
+    from . import execute
     from .checks import public_cases
 
     sqlalchemy.orm.configure_mappers()
@@ -205,11 +188,11 @@ def prepare(names: list[str]) -> None:
     for relax in (False, True):
         nbformat.validate(blank, relax_add_props=relax)
     execute._metadata_validator()
-    for name in names:
-        for check in get(name).checks:
+    for spec in map(get, names):
+        for check in spec.checks:
             public_cases(check)
-            catalogue.for_check(name, check.name)
-        for entry in catalogue.mistakes(name):
+            spec.for_check(check.name)
+        for entry in spec.mistakes():
             entry.namespace()
 
 

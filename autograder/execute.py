@@ -1,7 +1,7 @@
 """nbgrader's execute step, with the grades made outside the student's process.
 
 `TrustedExecute` takes the place of nbgrader's `Execute` in the autograde pipeline (wired in
-`nbgrader_config.py` through `autograder.config`). Student cells run in a sandboxed runner
+`nbgrader_config.py` through `autograder.pipeline`). Student cells run in a sandboxed runner
 (`autograder.sandbox`) and keep their real outputs, plots included. A grade cell is never run: the
 grader runs its check here, calling the student's function in the runner, and writes the cell's
 outputs itself - the report as text and the score as the cell's result, which nbgrader records as
@@ -106,7 +106,7 @@ class TrustedExecute(NbGraderPreprocessor):
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
             check = spec.check(name)
-            report = grade(spec.name, check, session.function(name, self.call_timeout, check.call), attempt=attempt,
+            report = grade(spec, check, session.function(name, self.call_timeout, check.call), attempt=attempt,
                            hidden=self.hidden_cases, timeout=0, points=points)
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
@@ -125,7 +125,7 @@ class CheckCellMetadata(NbGraderPreprocessor):
     """nbgrader's `CheckCellMetadata` (the nbgrader metadata of every cell against its schema, unique
     grade ids), with the JSON schema itself checked once per process instead of once per cell: the
     same checks and errors, without re-validating the schema for each of a notebook's cells.
-    `autograder.course` puts it in place of nbgrader's in both autograde passes."""
+    `autograder.pipeline` puts it in place of nbgrader's in both autograde passes."""
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         try:

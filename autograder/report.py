@@ -26,7 +26,8 @@ from rnnkit import messages
 from rnnkit.checking import FLOAT_WHERE_EXACT
 from rnnkit.messages import _columns
 
-from . import catalogue, config
+from . import config
+from .assignments import ALL
 from .labels import fill, label, template
 from .layout import Course
 from .result import CaseOutcome, GradeResult
@@ -283,10 +284,8 @@ def _texts(assignment: str) -> dict[str, str]:
     """Misconception id -> its explanation in the course language: the assignment's catalogue, and
     the kit's own diagnosis of a float where an exact value is due."""
     own = {FLOAT_WHERE_EXACT: messages.text(f"mistake.{FLOAT_WHERE_EXACT}")}
-    try:
-        return {**own, **{entry.id: entry.text for entry in catalogue.mistakes(assignment)}}
-    except (KeyError, LookupError, AttributeError):
-        return own
+    spec = ALL.get(assignment)  # a gradebook may hold an assignment the course no longer has
+    return {**own, **{entry.id: entry.text for entry in spec.mistakes()}} if spec else own
 
 
 def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionStats]:

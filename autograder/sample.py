@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import catalogue
+from .assignments import get
 from .layout import Course
 from .submissions import filled, write_submission
 
@@ -17,12 +17,12 @@ WITH_MISTAKES = ("chen", "dana", "eli")
 
 def write_sample_class(root: Path, assignment: str) -> dict[str, str]:
     """Write the sample submissions of one released assignment; student -> what they handed in."""
-    course = Course(Path(root))
+    course, spec = Course(Path(root)), get(assignment)
     notebook = course.notebook(course.release(assignment), assignment)
-    write_submission(root, REFERENCE, assignment, filled(notebook, assignment))
+    write_submission(root, REFERENCE, assignment, filled(notebook, spec))
     write_submission(root, STUB, assignment, None)
     handed_in = {REFERENCE: "reference solution", STUB: "untouched stub"}
-    for student, entry in zip(WITH_MISTAKES, catalogue.mistakes(assignment)):
-        write_submission(root, student, assignment, filled(notebook, assignment, entry))
+    for student, entry in zip(WITH_MISTAKES, spec.mistakes()):
+        write_submission(root, student, assignment, filled(notebook, spec, entry))
         handed_in[student] = f"mistake {entry.id}"
     return handed_in

@@ -2,7 +2,7 @@
 
 Every setting has its type, its default and its description here, and nowhere else; a value of the
 wrong type stops with a message naming the setting. `autograder.config.load` returns a `Settings`,
-and `autograder.config.nbgrader_settings` hands its values to nbgrader's traitlets.
+and `autograder.pipeline.nbgrader_settings` hands its values to nbgrader's traitlets.
 """
 from __future__ import annotations
 

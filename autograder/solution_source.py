@@ -7,16 +7,10 @@ from pathlib import Path
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
 
-def solutions_path(assignment: str) -> Path:
-    """The reference solution module of an assignment (its spec's `solutions`)."""
-    from .assignments import get
-
-    return get(assignment).solutions
-
-
-def function_sources(assignment: str) -> dict[str, str]:
-    """Top-level function name -> its exact source text (markers included), in file order."""
-    text = solutions_path(assignment).read_text(encoding="utf-8")
+def function_sources(path: Path) -> dict[str, str]:
+    """Top-level function name -> its exact source text (markers included), in file order, of the
+    reference solution module at `path` (an assignment's `Assignment.solutions`)."""
+    text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     body = ast.parse(text).body
     sources = {}

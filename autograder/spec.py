@@ -10,8 +10,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from .checks import Check, public_cases
+from rnnkit.compare import compare
+
+from . import catalogue
+from .checks import Check, mistaken_output, public_cases
 from .config import REPO_ROOT
+from .solution_source import function_sources
 
 
 @dataclass(frozen=True)
@@ -23,16 +27,17 @@ class Written:
     points: float = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Assignment:
     """One assignment: its checks (with points, references, drawers, rules and probes), the module
     that registers its catalogued mistakes (`autograder.catalogue.mistake`), its SymPy engine
     (`reference`: `book_values()` and `book_log()` for `autograder.book`), its notebook template
-    and its reference solution module."""
+    and its reference solution module. It is what the grader, the build and the report are handed
+    (one object per assignment, compared by identity)."""
 
     name: str
     checks: tuple[Check, ...]
-    mistakes: ModuleType = field(repr=False)
+    mistakes_module: ModuleType = field(repr=False)
     reference: ModuleType = field(repr=False)
     folder: Path = field(repr=False)
     solutions_file: Path | None = field(default=None, repr=False)
@@ -48,6 +53,18 @@ class Assignment:
         """The reference solution module (default `solutions/<name>.py`); its solution regions are
         the notebook's."""
         return self.solutions_file or REPO_ROOT / "solutions" / f"{self.name}.py"
+
+    def function_sources(self) -> dict[str, str]:
+        """The reference solution's functions: name -> exact source text (markers included)."""
+        return function_sources(self.solutions)
+
+    def mistakes(self) -> tuple[catalogue.Mistake, ...]:
+        """Every catalogued mistake of this assignment, in definition order."""
+        return catalogue.mistakes(self)
+
+    def for_check(self, name: str) -> list[catalogue.Mistake]:
+        """The mistakes that change the result of check `name`, its own function's first."""
+        return catalogue.for_check(self, name)
 
     def check(self, name: str) -> Check:
         for check in self.checks:
@@ -76,16 +93,12 @@ class Assignment:
         cases, each with the expected value and the catalogued mistakes' outputs on it (those that
         differ), and the function each mistake of a function the check calls replaces (`callees`);
         and the points of each written answer (graded by hand; no rubric)."""
-        from .catalogue import for_check
-        from .checks import mistaken_output
-        from rnnkit.compare import compare
-
         checks = {}
         for check in self.checks:
             cases = []
             for case, _, expected in public_cases(check, labelled=False):
                 outputs = []
-                for entry in for_check(self.name, check.name):
+                for entry in self.for_check(check.name):
                     output = mistaken_output(entry, check, case)
                     if output is not None and not compare(output, expected, exact=check.exact, rtol=check.rtol).ok:
                         outputs.append((entry.id, output))
@@ -93,7 +106,7 @@ class Assignment:
             rules = check.rules
             checks[check.name] = {"points": self.points(check.name, overrides), "cases": cases,
                                   "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
-                                  "callees": {entry.id: entry.function for entry in for_check(self.name, check.name) if entry.function != check.name}}
+                                  "callees": {entry.id: entry.function for entry in self.for_check(check.name) if entry.function != check.name}}
         return {"assignment": self.name, "checks": checks,
                 "written": {answer.name: self.points(answer.name, overrides) for answer in self.written}}
 

@@ -15,18 +15,19 @@ import nbformat
 
 from . import catalogue
 from .layout import Course
-from .solution_source import function_sources, strip_markers
+from .solution_source import strip_markers
+from .spec import Assignment
 
 
 def _defined(source: str) -> list[str]:
     return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
 
 
-def filled(release_notebook: Path, assignment: str, mistake: catalogue.Mistake | None = None) -> nbformat.NotebookNode:
-    """The released notebook with every solution cell answered by the reference solution,
+def filled(release_notebook: Path, spec: Assignment, mistake: catalogue.Mistake | None = None) -> nbformat.NotebookNode:
+    """The released notebook of `spec` with every solution cell answered by the reference solution,
     except the function replaced by `mistake`, which gets the mistaken code."""
     notebook = nbformat.read(release_notebook, as_version=4)
-    sources = function_sources(assignment)
+    sources = spec.function_sources()
     for cell in notebook.cells:
         if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("solution"):
             continue  # a written answer is the student's own words: left as released

@@ -16,11 +16,12 @@ from . import config
 from .assignments import get
 from .build import rubric
 from .labels import label
+from .spec import Assignment
 
 
-def rubric_cell(assignment: str, name: str, lang: str) -> nbformat.NotebookNode:
+def rubric_cell(spec: Assignment, name: str, lang: str) -> nbformat.NotebookNode:
     """The markdown cell that shows one written answer's rubric."""
-    text = "\n".join(f"> {line}" if line.strip() else ">" for line in rubric(assignment, name, lang).splitlines())
+    text = "\n".join(f"> {line}" if line.strip() else ">" for line in rubric(spec, name, lang).splitlines())
     return nbformat.v4.new_markdown_cell(f"{label('written.rubric')}\n\n{text}")
 
 
@@ -30,14 +31,14 @@ class ShowRubric(NbGraderPreprocessor):
     course_root = Unicode("", help="The course root (its language is the rubric's).").tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
-        assignment = resources["nbgrader"]["assignment"]
-        names = {answer.name for answer in get(assignment).written}
+        spec = get(resources["nbgrader"]["assignment"])
+        names = {answer.name for answer in spec.written}
         lang = config.language(self.course_root or config.REPO_ROOT)
         cells = []
         for cell in nb.cells:
             cells.append(cell)
             grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
             if cell.cell_type == "markdown" and grade_id in names:
-                cells.append(rubric_cell(assignment, grade_id, lang))
+                cells.append(rubric_cell(spec, grade_id, lang))
         nb.cells = cells
         return nb, resources

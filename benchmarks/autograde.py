@@ -34,6 +34,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from autograder.assignments import get  # noqa: E402
 from autograder import report  # noqa: E402
 from autograder.course import BIN, nbgrader_env, release  # noqa: E402
 from autograder.submissions import filled, write_submission  # noqa: E402
@@ -72,7 +73,7 @@ def course_root(folder: Path, name: str, assignment: str, students: int, stock: 
     release(root, [assignment])
     notebook = root / "release" / assignment / f"{assignment}.ipynb"
     for index in range(students):
-        write_submission(root, f"student{index:03d}", assignment, filled(notebook, assignment))
+        write_submission(root, f"student{index:03d}", assignment, filled(notebook, get(assignment)))
     return root
 
 

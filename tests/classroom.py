@@ -20,7 +20,8 @@ from pathlib import Path
 
 from rnnkit import messages
 
-from autograder import catalogue, report
+from autograder.assignments import get
+from autograder import report
 from autograder.course import Outcome, autograde, release
 from autograder.submissions import filled, write_submission
 
@@ -74,10 +75,10 @@ def write_contract_submissions(root: Path, assignments: list[str]) -> None:
     catalogued mistake (named by the mistake id)."""
     for assignment in assignments:
         notebook = root / "release" / assignment / f"{assignment}.ipynb"
-        write_submission(root, "reference", assignment, filled(notebook, assignment))
+        write_submission(root, "reference", assignment, filled(notebook, get(assignment)))
         write_submission(root, "stub", assignment, None)
-        for entry in catalogue.mistakes(assignment):
-            write_submission(root, entry.id, assignment, filled(notebook, assignment, entry))
+        for entry in get(assignment).mistakes():
+            write_submission(root, entry.id, assignment, filled(notebook, get(assignment), entry))
 
 
 def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:

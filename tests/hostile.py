@@ -12,6 +12,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.assignments import get
 from autograder.submissions import filled, write_submission
 
 ASSIGNMENT = "ch12_bptt"
@@ -28,7 +29,7 @@ def _stub(root: Path) -> nbformat.NotebookNode:
 
 
 def _reference(root: Path) -> nbformat.NotebookNode:
-    return filled(Path(root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", ASSIGNMENT)
+    return filled(Path(root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", get(ASSIGNMENT))
 
 
 def _first_solution_cell(notebook) -> nbformat.NotebookNode:

@@ -65,7 +65,7 @@ def both_reports(assignment, name, fn):
     """The notebook's self-check of `fn` (public cases, in process) and the grader's report (public and
     hidden cases, the result through the codec)."""
     check = get(assignment).check(name)
-    return selfcheck(assignment, name, fn), checks.grade(assignment, check, through_codec(fn), attempt=attempt("s1"), hidden=3, timeout=0, points=1)
+    return selfcheck(assignment, name, fn), checks.grade(get(assignment), check, through_codec(fn), attempt=attempt("s1"), hidden=3, timeout=0, points=1)
 
 
 def assert_full_marks(assignment, name, fn):

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from autograder import attempts, checks, reveal
-from autograder.assignments import ALL
+from autograder.assignments import ALL, get
 from autograder.attempts import Attempt, NoSecret, cells_digest, create_secret, read_secret
 from autograder.checks import hidden_cases, inputs_key, public_cases, value_key
 from autograder.config import REPO_ROOT, load
@@ -36,7 +36,7 @@ def _graded(assignment: str):
 
 
 def _grade(assignment, check, fn, at: Attempt):
-    return checks.grade(assignment, check, fn, attempt=at, hidden=HIDDEN, timeout=5, points=ALL[assignment].points(check.name))
+    return checks.grade(get(assignment), check, fn, attempt=at, hidden=HIDDEN, timeout=5, points=ALL[assignment].points(check.name))
 
 
 # --------------------------------------------------------------------------- the secret
@@ -84,9 +84,9 @@ def test_the_digest_reads_what_was_written_not_what_was_run():
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_two_attempts_draw_different_cases_and_a_regrade_the_same(assignment):
     for check in _graded(assignment):
-        first = [inputs_key(case) for case, _, _ in hidden_cases(assignment, check, attempt("ann", "t1"), 3)]
-        again = [inputs_key(case) for case, _, _ in hidden_cases(assignment, check, attempt("ann", "t1"), 3)]
-        other = [inputs_key(case) for case, _, _ in hidden_cases(assignment, check, attempt("ann", "t2"), 3)]
+        first = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
+        again = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
+        other = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t2"), 3)]
         assert first == again, check.name
         assert first != other, check.name
 
@@ -95,9 +95,9 @@ def test_two_attempts_draw_different_cases_and_a_regrade_the_same(assignment):
 def test_without_the_course_secret_the_draws_cannot_be_reproduced(assignment):
     """The instructor package alone (every drawer, every seed input but the secret) draws other cases."""
     for check in _graded(assignment):
-        real = [inputs_key(case) for case, _, _ in hidden_cases(assignment, check, attempt("ann", "t1"), 3)]
+        real = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
         for guess in (b"", b"0" * 64, SECRET[:-1]):
-            assert real != [inputs_key(case) for case, _, _ in hidden_cases(assignment, check, attempt("ann", "t1", secret=guess), 3)], check.name
+            assert real != [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1", secret=guess), 3)], check.name
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -105,7 +105,7 @@ def test_no_hidden_case_repeats_a_public_ones_inputs_or_answer(assignment):
     for check in _graded(assignment):
         public = {key for case, _, expected in public_cases(check) for key in (inputs_key(case), value_key(expected))}
         for student in ("a", "b", "c", "d"):
-            for case, _, expected in hidden_cases(assignment, check, attempt(student), HIDDEN):
+            for case, _, expected in hidden_cases(get(assignment), check, attempt(student), HIDDEN):
                 assert inputs_key(case) not in public and value_key(expected) not in public, check.name
 
 
@@ -155,7 +155,7 @@ def test_pasting_every_shown_value_into_the_next_attempt_gains_nothing(assignmen
             report = _grade(assignment, check, _lookup(table, fallback), at)
             shown = report.first_hidden_failure
             if shown is not None:  # what the feedback shows: the first wrong hidden case, its inputs and expected value
-                drawn = {f"hidden case {index + 1}": case for index, (case, _, _) in enumerate(hidden_cases(assignment, check, at, HIDDEN))}
+                drawn = {f"hidden case {index + 1}": case for index, (case, _, _) in enumerate(hidden_cases(get(assignment), check, at, HIDDEN))}
                 case = drawn[shown.label]
                 table[inputs_key(case)] = check.expected(case)
         assert len(table) > len(public_cases(check)), check.name
@@ -185,7 +185,7 @@ def test_public_cases_earn_no_points_and_hidden_ones_all_of_them():
 
     report = _grade(assignment, check, sgd_update, attempt())
     assert report.score == report.points and len(report.hidden) == HIDDEN
-    only_public = checks.grade(assignment, check, sgd_update, attempt=attempt(), hidden=0, timeout=5, points=1)
+    only_public = checks.grade(get(assignment), check, sgd_update, attempt=attempt(), hidden=0, timeout=5, points=1)
     assert only_public.passed == len(only_public.results) and only_public.score == 0
 
 

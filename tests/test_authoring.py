@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from rnnkit import messages
 
-from autograder import catalogue, report
+from autograder import report
 from autograder.assignments import ALL
 from autograder.course import autograde, release
 from autograder.spec import Assignment
@@ -23,8 +23,7 @@ FILES = {
         Doubling, exactly.
         %% setup
         from fractions import Fraction
-        %% solution double
-        %% check double
+        %% exercise double
         """,
     "solution.py": '''
         def double(x):
@@ -86,7 +85,7 @@ def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp
     reference = _module("toy_reference", folder / "reference.py")
     monkeypatch.setitem(__import__("sys").modules, "toy_reference", reference)
     spec = Assignment("toy", tuple(_module("toy_checks", folder / "checks.py").CHECKS), _module("toy_mistakes", folder / "mistakes.py"),
-                      reference, folder, solutions_file=folder / "solution.py")
+                      reference, folder)
     monkeypatch.setitem(ALL, "toy", spec)
     monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", "Doubling adds x to itself, not 2.")
 
@@ -96,10 +95,10 @@ def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp
     release(root, ["toy"])
     notebook = root / "release" / "toy" / "toy.ipynb"
     assert "return 2 * x" not in notebook.read_text()
-    (entry,) = catalogue.mistakes("toy")
-    write_submission(root, "reference", "toy", filled(notebook, "toy"))
+    (entry,) = spec.mistakes()
+    write_submission(root, "reference", "toy", filled(notebook, spec))
     write_submission(root, "stub", "toy", None)
-    write_submission(root, "mutant", "toy", filled(notebook, "toy", entry))
+    write_submission(root, "mutant", "toy", filled(notebook, spec, entry))
     outcomes = autograde(root, ["toy"], workers=1)
     assert all(o.ok for o in outcomes), [o.log for o in outcomes]
     rows = {row.student: row for row in report.collect(root)}

@@ -114,7 +114,7 @@ def test_formgrader_shows_the_graders_report_and_score_in_each_grade_cell(graded
         else:
             assert reports[grade_id] in text and float(shown) == pytest.approx(scores[grade_id]), (grade_id, shown, text[:500])
     for grade_id in written:
-        assert " ".join(build.rubric(A, grade_id, "en").split()[:8]) in " ".join(seen.text.split()), grade_id
+        assert " ".join(build.rubric(get(A), grade_id, "en").split()[:8]) in " ".join(seen.text.split()), grade_id
 
 
 @browser_test
@@ -228,7 +228,7 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
         answer = page.locator(f"input.score#{written.name}")  # no autograded score; the rubric right below the answer
         assert answer.input_value() == "" and not answer.get_attribute("placeholder")
         rubric = page.locator("div.cell", has_text=label("written.rubric").strip("*")).first.inner_text()
-        assert " ".join(build.rubric(A, written.name, "en").split()[:8]) in " ".join(rubric.split()), rubric[:500]
+        assert " ".join(build.rubric(get(A), written.name, "en").split()[:8]) in " ".join(rubric.split()), rubric[:500]
         assert float(_save(page, answer, f"{written.points:g}", "grade")["manual_score"]) == written.points
         assert _save(page, page.locator(f"textarea.comment#{written.name}-comment"), reason, "comment")["manual_comment"] == reason
         page.reload(timeout=LOAD_MS)
@@ -250,7 +250,7 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     assert check and (float(check[1]), float(check[2])) == (score, before.max_score), check and check[0]
     assert re.search(r"<b>Comments:</b>\s*<p>" + re.escape(note) + "</p>", page_html), "the TA's comment is not in the feedback"
     text = " ".join(re.sub(r"<[^>]+>", " ", page_html).split())  # the written answer's score, the TA's comment and the rubric
-    assert reason in text and " ".join(build.rubric(A, written.name, "en").split()[:8]) in text
+    assert reason in text and " ".join(build.rubric(get(A), written.name, "en").split()[:8]) in text
     assert re.search(rf'<code>{written.name}</code></a> \(Score: {written.points:.1f} / {written.points:.1f}\)', page_html)
 
     sheets = export(root, tmp_path / "exports")

@@ -2,7 +2,7 @@
 import pytest
 from rnnkit import messages
 
-from autograder import catalogue, config
+from autograder import config
 from autograder.assignments import get
 from autograder.checks import grade
 
@@ -15,9 +15,9 @@ def test_every_check_has_a_catalogued_mistake_that_it_catches_and_names(assignme
     settings = config.load()
     for check in get(assignment).checks:
         caught = []
-        for entry in catalogue.for_check(assignment, check.name):
-            report = grade(assignment, check, entry.namespace()[check.name], attempt=attempt("catalogue"), hidden=settings.HIDDEN_CASES,
-                           timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
+        for entry in get(assignment).for_check(check.name):
+            report = grade(get(assignment), check, entry.namespace()[check.name], attempt=attempt("catalogue"), hidden=settings.HIDDEN_CASES,
+                           timeout=settings.CALL_TIMEOUT, points=get(assignment).points(check.name, config.load().POINTS))
             if report.passed < len(report.results) and report.misconceptions:
                 caught.append(entry.id)
         assert caught, f"{assignment}.{check.name}: no catalogued mistake is caught and named"
@@ -25,7 +25,7 @@ def test_every_check_has_a_catalogued_mistake_that_it_catches_and_names(assignme
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_mistake_has_a_sentence_and_every_check_has_points(assignment):
-    for entry in catalogue.mistakes(assignment):
+    for entry in get(assignment).mistakes():
         assert len(entry.text) > 30, entry.id
         assert entry.text == messages.text(f"mistake.{entry.id}")
     settings = config.load()
@@ -35,7 +35,7 @@ def test_every_mistake_has_a_sentence_and_every_check_has_points(assignment):
     assert assignment in settings.ASSIGNMENTS
     ids = names + [answer.name for answer in spec.written]
     assert len(ids) == len(set(ids)), "two checks or written answers of one name"
-    assert all(config.points(assignment, name) > 0 for name in graded)
+    assert all(get(assignment).points(name, config.load().POINTS) > 0 for name in graded)
     for check in spec.checks:  # a check without hidden draws is a self-check, whose points are a written answer's
         assert check.graded or f"{check.name}_written" in graded, check.name
     assert set(getattr(settings, "POINTS", {}).get(assignment, {})) <= set(graded), "course_config.POINTS names no graded check or written answer"

@@ -20,7 +20,6 @@ from autograder import build, config
 from autograder.assignments import get
 from autograder.assignments.ch11_rnn_state import checks as ch11_checks
 from autograder.assignments.ch11_rnn_state import reference as ref
-from autograder.catalogue import for_check, mistakes
 from autograder import checks as core
 from autograder.checks import Case
 from autograder.symbolic import public_value
@@ -29,7 +28,7 @@ from .attempts import attempt
 A = "ch11_rnn_state"
 SPEC = get(A)
 CHECKS = {check.name: check for check in SPEC.checks}
-MISTAKES = mistakes(A)
+MISTAKES = get(A).mistakes()
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
 HIDDEN = config.load().HIDDEN_CASES
 STUBS = ["relu", "softmax", "choose", "rnn_step", "output_logits", "run_rnn", "window_logits", "min_fillers_to_flip"]
@@ -40,11 +39,11 @@ _DRAWN: dict = {}
 _hidden_cases = core.hidden_cases
 
 
-def _cached_hidden_cases(assignment, check, student, count, *args, **kwargs):
+def _cached_hidden_cases(spec, check, student, count, *args, **kwargs):
     """The core's seeded draws, computed once per (check, student) for the whole test module."""
-    key = (assignment, check.name, student, count, args, tuple(sorted(kwargs.items())))
+    key = (spec.name, check.name, student, count, args, tuple(sorted(kwargs.items())))
     if key not in _DRAWN:
-        _DRAWN[key] = _hidden_cases(assignment, check, student, count, *args, **kwargs)
+        _DRAWN[key] = _hidden_cases(spec, check, student, count, *args, **kwargs)
     return _DRAWN[key]
 
 
@@ -55,12 +54,12 @@ def _share_draws(monkeypatch):
 
 def hidden(name: str, student: str) -> list[Case]:
     """The seeded hidden cases of one check (the core may return them with their references)."""
-    found = core.hidden_cases(A, CHECKS[name], attempt(student), HIDDEN)
+    found = core.hidden_cases(get(A), CHECKS[name], attempt(student), HIDDEN)
     return [item[0] if isinstance(item, tuple) else item for item in found]
 
 
 def grade(name: str, fn, student: str = "student-000"):
-    return core.grade(A, CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=config.points(A, name))
+    return core.grade(get(A), CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=get(A).points(name, config.load().POINTS))
 
 
 def call(check, fn, case: Case):
@@ -72,19 +71,19 @@ def call(check, fn, case: Case):
 def test_checks_points_and_notebook_agree():
     assert list(CHECKS) == STUBS + EXERCISES
     graded = [check.name for check in SPEC.graded] + [answer.name for answer in SPEC.written]
-    assert A in config.load().ASSIGNMENTS and all(config.points(A, name) > 0 for name in graded)
+    assert A in config.load().ASSIGNMENTS and all(get(A).points(name, config.load().POINTS) > 0 for name in graded)
     cells = build.parse(SPEC.template.read_text(encoding="utf-8"))
     checked = [args[0] for kind, args, _ in cells if kind == "check"]
     solved = [name for kind, args, _ in cells if kind == "solution" for name in args]
     assert checked == list(CHECKS)
     assert set(solved) == set(CHECKS)
     assert cells[0][0] == "markdown" and cells[1][0] == "setup"
-    notebook = build.build_notebook(A)
-    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(config.points(A, name) for name in graded)
+    notebook = build.build_notebook(get(A))
+    assert sum(cell.metadata.get("nbgrader", {}).get("points", 0) for cell in notebook.cells) == sum(get(A).points(name, config.load().POINTS) for name in graded)
 
 
 def test_setup_cell_holds_the_solution_load_model():
-    setup = build.build_notebook(A).cells[1].source
+    setup = build.build_notebook(get(A)).cells[1].source
     assert "from rnnkit import checker" in setup and 'check = checker("ch11_rnn_state", lang="en")' in setup
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in setup
@@ -105,7 +104,7 @@ def test_load_model_matches_the_data_and_the_contract():
 
 def test_every_check_has_a_mistake_and_every_message_exists():
     for name in CHECKS:
-        assert for_check(A, name), f"{name} catches no catalogued mistake"
+        assert get(A).for_check(name), f"{name} catches no catalogued mistake"
     for entry in MISTAKES:
         assert entry.function in CHECKS
         assert messages.text(f"mistake.{entry.id}")
@@ -132,7 +131,7 @@ def test_mistake_loses_points_on_its_own_check_and_is_named(entry):
     named = 0
     for student in STUDENTS[:3]:
         report = grade(entry.function, fn, student)
-        assert report.passed < len(report.results) and (report.score < config.points(A, entry.function) or not CHECKS[entry.function].graded), (entry.id, student)
+        assert report.passed < len(report.results) and (report.score < get(A).points(entry.function, config.load().POINTS) or not CHECKS[entry.function].graded), (entry.id, student)
         named += sum(r.misconception == entry.id for r in report.results)
         if entry.function.startswith("ex_"):
             assert all(entry.id not in line or "expected" not in line for line in report.lines(graded=False))
@@ -169,7 +168,7 @@ def _draws(name: str, student: str = "student-001") -> list[Case]:
 
 def test_hidden_draws_are_seeded_and_vary_by_student():
     for name in STUBS:
-        once, again, other = _draws(name), _hidden_cases(A, CHECKS[name], attempt("student-001"), HIDDEN), _draws(name, "student-002")
+        once, again, other = _draws(name), _hidden_cases(get(A), CHECKS[name], attempt("student-001"), HIDDEN), _draws(name, "student-002")
         again = [item[0] if isinstance(item, tuple) else item for item in again]
         assert [repr(c.args) for c in once] == [repr(c.args) for c in again], name
         assert [repr(c.args) for c in once] != [repr(c.args) for c in other], name
@@ -224,15 +223,15 @@ def test_late_draws_flip_near_the_end_of_the_search_on_an_exact_tie_that_floats_
 
 def test_a_search_that_stops_before_100_fillers_loses_points():
     source = inspect.getsource(solution.min_fillers_to_flip).replace("range(101)", "range(100)")
-    report = grade("min_fillers_to_flip", core.catalogue.submission(A, source)["min_fillers_to_flip"])
+    report = grade("min_fillers_to_flip", core.catalogue.submission(get(A), source)["min_fillers_to_flip"])
     assert not next(r for r in report.results if "after 100 fillers" in r.label).ok
-    assert report.score < config.points(A, "min_fillers_to_flip")
+    assert report.score < get(A).points("min_fillers_to_flip", config.load().POINTS)
 
 
 def test_a_missing_state_bias_is_named_in_a_caller_and_a_wrong_uncatalogued_bias_gets_no_name():
-    forgotten = core.catalogue.submission(A, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h)\n")
+    forgotten = core.catalogue.submission(get(A), "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h)\n")
     assert grade("run_rnn", forgotten["run_rnn"]).misconceptions == ["state_bias_forgotten"]
-    subtracted = core.catalogue.submission(A, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h - b_h)\n")
+    subtracted = core.catalogue.submission(get(A), "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h - b_h)\n")
     for name in ("rnn_step", "run_rnn"):
         for student in STUDENTS[:3]:
             report = grade(name, subtracted[name], student)

@@ -19,22 +19,21 @@ from autograder.assignments import get
 from autograder.assignments.ch12_boundaries import reference
 from autograder.build import build_notebook
 from autograder.checks import Case, grade as grade_check, hidden_cases
-from autograder.solution_source import function_sources
 from .attempts import attempt
 
 ASSIGNMENT = "ch12_boundaries"
 CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
-MISTAKES = catalogue.mistakes(ASSIGNMENT)
+MISTAKES = get(ASSIGNMENT).mistakes()
 HIDDEN = config.load().HIDDEN_CASES
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
 
 
 def points(name: str) -> float:
-    return config.points(ASSIGNMENT, name)
+    return get(ASSIGNMENT).points(name, config.load().POINTS)
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return grade_check(ASSIGNMENT, CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10, points=points(name))
+    return grade_check(get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10, points=points(name))
 
 
 # ----------------------------------------------------------------------------- wiring
@@ -45,7 +44,7 @@ def test_checks_points_solutions_and_notebook_agree():
     written = [answer.name for answer in get(ASSIGNMENT).written]
     assert ASSIGNMENT in config.load().ASSIGNMENTS and all(points(name) > 0 for name in graded + written)
     assert all(callable(getattr(solution, name)) for name in names)
-    notebook = build_notebook(ASSIGNMENT)
+    notebook = build_notebook(get(ASSIGNMENT))
     cells = [cell.metadata["nbgrader"]["grade_id"] for cell in notebook.cells if cell.metadata.get("nbgrader", {}).get("grade")]
     assert [name for name in cells if name in CHECKS] == graded, "check cells in notebook order = CHECKS order"
     assert [name for name in cells if name not in CHECKS] == written == [f"{name}_written" for name in names if name not in graded]
@@ -65,7 +64,7 @@ def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing(
     import matplotlib
 
     matplotlib.use("Agg")
-    notebook = build_notebook(ASSIGNMENT)
+    notebook = build_notebook(get(ASSIGNMENT))
     namespace, released = {}, []
     for cell in notebook.cells:
         if cell.cell_type == "code":
@@ -75,7 +74,7 @@ def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing(
     text = "\n".join(released)
     for marker in ("autograder.assignments", "import autograder", "from autograder", "import solutions", "from solutions", "hidden=True", "BEGIN SOLUTION"):
         assert marker not in text, marker
-    for name, source in function_sources(ASSIGNMENT).items():
+    for name, source in get(ASSIGNMENT).function_sources().items():
         body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
         assert not [line for line in body.splitlines() if len(line.strip()) > 12 and line.strip() in text], name
     for term in ("隐藏状态", "截断式 BPTT", "填充", "掩码", "双向", "Table 12.1", "exercise 12.7.6", "-7/16", "-21/32"):
@@ -108,7 +107,7 @@ def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
 
 
 def test_a_causal_model_that_reads_the_sequence_backwards_is_caught_and_named():
-    reversed_reader = catalogue.submission(ASSIGNMENT, """
+    reversed_reader = catalogue.submission(get(ASSIGNMENT), """
 def generation_features(step, xs, h0):
     h, states = np.asarray(h0, dtype=float), []
     for x in reversed(np.asarray(xs, dtype=float)):
@@ -153,7 +152,7 @@ PROBE_CATCHES = {
 
 def _cases(name: str, count: int = 4) -> list[Case]:
     check = CHECKS[name]
-    return list(check.public()) + [case for case, _, _ in hidden_cases(ASSIGNMENT, check, attempt("probe-student"), count)]
+    return list(check.public()) + [case for case, _, _ in hidden_cases(get(ASSIGNMENT), check, attempt("probe-student"), count)]
 
 
 def _fired(name: str, index: int, fn) -> list[str]:
@@ -231,17 +230,17 @@ def test_a_batched_student_is_bit_identical_to_a_looping_one():
 def test_hidden_draws_are_varied_and_reproducible():
     lengths, widths, ks, negative = set(), set(), set(), False
     for student in STUDENTS[:25]:
-        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["run_independent"], attempt(student), HIDDEN):
+        for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["run_independent"], attempt(student), HIDDEN):
             step, sequences, h0 = case.args
             lengths |= {len(xs) for xs in sequences}
             widths.add(step.W_x.shape)
             negative |= bool((step.W_h < 0).any() and (np.asarray(sequences[0]) < 0).any())
             assert step.W_h.shape[0] == 1 or not np.allclose(step.W_h, step.W_h.T)
-        for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["truncated_bptt_scalar"], attempt(student), HIDDEN):
+        for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["truncated_bptt_scalar"], attempt(student), HIDDEN):
             ks.add(case.args[3])
     assert lengths == set(range(1, 13)) and len(widths) == 9 and negative and len(ks) >= 6
-    again = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
-    first = hidden_cases(ASSIGNMENT, CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
+    again = hidden_cases(get(ASSIGNMENT), CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
+    first = hidden_cases(get(ASSIGNMENT), CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
     assert len(first) == len(again) == 2
     assert all(np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0]) for (a, _, _), (b, _, _) in zip(first, again))
 

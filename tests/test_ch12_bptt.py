@@ -22,14 +22,14 @@ HIDDEN = config.load().HIDDEN_CASES
 
 
 def grade(name: str, fn, student: str = "s1"):
-    return grade_check(A, CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=config.points(A, name))
+    return grade_check(get(A), CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=get(A).points(name, config.load().POINTS))
 
 
-@pytest.mark.parametrize("entry", catalogue.mistakes(A), ids=lambda entry: entry.id)
+@pytest.mark.parametrize("entry", get(A).mistakes(), ids=lambda entry: entry.id)
 def test_every_mistake_loses_points_on_its_own_check_and_is_named(entry):
     for student in ("m1", "m2", "m3"):
         report = grade(entry.function, entry.namespace()[entry.function], student)
-        assert report.score < config.points(A, entry.function), (entry.id, student)
+        assert report.score < get(A).points(entry.function, config.load().POINTS), (entry.id, student)
         assert entry.id in report.misconceptions, (entry.id, student, report.misconceptions)
 
 
@@ -50,7 +50,7 @@ def test_a_finite_difference_that_ignores_eps_fails_a_public_case_and_every_hidd
         assert any(not r.ok for r in report.results if r.public)
         assert not any(r.ok for r in report.results if not r.public)
         assert report.misconceptions == ["eps_ignored"]
-    assert all(case.kwargs["eps"] >= 0.05 for case, _, _ in hidden_cases(A, CHECKS["finite_difference_grad"], attempt("a"), HIDDEN))
+    assert all(case.kwargs["eps"] >= 0.05 for case, _, _ in hidden_cases(get(A), CHECKS["finite_difference_grad"], attempt("a"), HIDDEN))
 
 
 # ----------------------------------------------------------------------------- clipping makes copies
@@ -80,7 +80,7 @@ def test_clipping_that_rescales_or_returns_the_callers_arrays_breaks_the_contrac
         assert report.score < 2, wrong.__name__
         assert any(reason in r.message for r in broken), wrong.__name__
     assert grade("clip_by_global_norm", solution.clip_by_global_norm).score == 2
-    draws = [case.args[0] for student in ("a", "b", "c", "d") for case, _, _ in hidden_cases(A, CHECKS["clip_by_global_norm"], attempt(student), HIDDEN)]
+    draws = [case.args[0] for student in ("a", "b", "c", "d") for case, _, _ in hidden_cases(get(A), CHECKS["clip_by_global_norm"], attempt(student), HIDDEN)]
     assert any(all(g.dtype.kind == "i" for g in grads) for grads in draws) and any(all(g.dtype == float for g in grads) for grads in draws)
 
 
@@ -100,15 +100,15 @@ def bptt_scalar(xs, w, target, h0=0):
 
 
 def test_a_flipped_error_sign_in_bptt_is_not_sent_to_update_sign_in_a_correct_sgd_update():
-    fn = catalogue.submission(A, FLIPPED_ERROR)["update_and_recompute"]
+    fn = catalogue.submission(get(A), FLIPPED_ERROR)["update_and_recompute"]
     check = CHECKS["update_and_recompute"]
     case = public_cases(check)[0][0]
-    assert diagnose(A, check, fn(*case.args), case, lambda function: True) == ("update_sign",)  # its values are update_sign's
+    assert diagnose(get(A), check, fn(*case.args), case, lambda function: True) == ("update_sign",)  # its values are update_sign's
     for report in (grade("update_and_recompute", fn), selfcheck(A, "update_and_recompute", fn)):
         assert report.passed < len(report.results) and report.misconceptions == []
 
 
 def test_update_sign_is_named_in_the_caller_when_the_students_sgd_update_has_it():
-    fn = next(entry for entry in catalogue.mistakes(A) if entry.id == "update_sign").namespace()["update_and_recompute"]
+    fn = next(entry for entry in get(A).mistakes() if entry.id == "update_sign").namespace()["update_and_recompute"]
     for report in (grade("update_and_recompute", fn), selfcheck(A, "update_and_recompute", fn)):
         assert report.misconceptions == ["update_sign"]

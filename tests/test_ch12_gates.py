@@ -22,20 +22,19 @@ from autograder.assignments import get
 from autograder.assignments.ch12_gates import reference as ref
 from autograder.checks import grade as grade_check
 from autograder.checks import diagnose, hidden_cases, mistaken_output
-from autograder.solution_source import function_sources
 from autograder.symbolic import public_value
 from .attempts import attempt
 
 ASSIGNMENT = "ch12_gates"
 CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
-POINTS = {name: config.points(ASSIGNMENT, name) for name in CHECKS}
+POINTS = {name: get(ASSIGNMENT).points(name, config.load().POINTS) for name in CHECKS}
 HIDDEN = config.load().HIDDEN_CASES
-MISTAKES = catalogue.mistakes(ASSIGNMENT)
+MISTAKES = get(ASSIGNMENT).mistakes()
 STUDENTS = [f"student-{i:03d}" for i in range(50)]
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return grade_check(ASSIGNMENT, CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10.0, points=POINTS[name])
+    return grade_check(get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10.0, points=POINTS[name])
 
 
 # --- the contract ----------------------------------------------------------------------------------
@@ -44,7 +43,7 @@ def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
 def test_checks_points_and_solution_functions_are_one_list():
     assert len(CHECKS) == len(get(ASSIGNMENT).checks) and all(points > 0 for name, points in POINTS.items() if CHECKS[name].graded)
     assert set(config.load().POINTS.get(ASSIGNMENT, {})) <= set(CHECKS)
-    assert set(CHECKS) == set(function_sources(ASSIGNMENT))
+    assert set(CHECKS) == set(get(ASSIGNMENT).function_sources())
     for name in ("sigmoid", "lstm_cell_update", "lstm_step", "gru_step", "retention",
                  "rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
         assert name in CHECKS, name
@@ -107,7 +106,7 @@ def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exerc
             report = grade("lstm_step", entry.namespace()["lstm_step"], student="callers")
             assert report.score < POINTS["lstm_step"], entry.id
     # exercise 12.7.4 is one scalar cell (where a dot product is the product): the cell path's mistakes are its own
-    assert {entry.id for entry in catalogue.for_check(ASSIGNMENT, "ex_12_7_4")} == {"ex_output_gate_erases_cell", "ex_h_without_tanh"}
+    assert {entry.id for entry in get(ASSIGNMENT).for_check("ex_12_7_4")} == {"ex_output_gate_erases_cell", "ex_h_without_tanh"}
     for mistake_id in ("ex_output_gate_erases_cell", "ex_h_without_tanh"):
         entry = next(e for e in MISTAKES if e.id == mistake_id)
         report = grade("ex_12_7_4", entry.namespace()["ex_12_7_4"])
@@ -126,10 +125,10 @@ def gru_step(x, h_prev, params):
 
 
 def test_swapped_gru_gates_are_not_blamed_on_a_sigmoid_that_passes_its_own_check():
-    fn = catalogue.submission(ASSIGNMENT, SWAPPED_GATES)["gru_step"]
+    fn = catalogue.submission(get(ASSIGNMENT), SWAPPED_GATES)["gru_step"]
     check = CHECKS["gru_step"]
     case = check.public()[1]  # the third text's GRU: r = 0.25 and z = 0.75 swapped look like sigmoid(-a)
-    assert diagnose(ASSIGNMENT, check, fn(*case.args), case, lambda function: True) == ("sigmoid_exponent_sign",)
+    assert diagnose(get(ASSIGNMENT), check, fn(*case.args), case, lambda function: True) == ("sigmoid_exponent_sign",)
     for report in (grade("gru_step", fn), selfcheck(ASSIGNMENT, "gru_step", fn)):
         assert report.passed < len(report.results) and report.misconceptions == []
 
@@ -167,14 +166,14 @@ def test_the_public_self_check_is_fast():
 
 
 def _draws(name: str, students=STUDENTS[:25], count: int = HIDDEN):
-    return [(case, expected) for student in students for case, _, expected in hidden_cases(ASSIGNMENT, CHECKS[name], attempt(student), count)]
+    return [(case, expected) for student in students for case, _, expected in hidden_cases(get(ASSIGNMENT), CHECKS[name], attempt(student), count)]
 
 
 @pytest.mark.parametrize("name", [name for name, check in CHECKS.items() if check.draw])
 def test_every_hidden_draw_separates_every_mistake(name):
     check = CHECKS[name]
     for case, expected in _draws(name, STUDENTS[:10]):
-        for entry in catalogue.for_check(ASSIGNMENT, name):
+        for entry in get(ASSIGNMENT).for_check(name):
             output = mistaken_output(entry, check, case)
             assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)
 
@@ -309,14 +308,14 @@ def test_saturated_gates_keep_or_replace_the_state():
 
 
 def test_the_notebook_builds_with_one_solution_cell_per_function_and_one_check_cell_per_check():
-    notebook = build.build_notebook(ASSIGNMENT)
+    notebook = build.build_notebook(get(ASSIGNMENT))
     cells = notebook.cells
     assert cells[1].metadata["nbgrader"]["locked"] and 'checker("ch12_gates", lang="en")' in cells[1].source
     assert "from rnnkit import checker" in cells[1].source
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in cells[1].source
     solutions = "\n".join(c.source for c in cells if c.metadata.get("nbgrader", {}).get("solution"))
-    for name, source in function_sources(ASSIGNMENT).items():
+    for name, source in get(ASSIGNMENT).function_sources().items():
         assert solutions.count(source) == 1, name
     graded = [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
     assert [name for name in graded if name in CHECKS] == [check.name for check in get(ASSIGNMENT).graded]
@@ -334,7 +333,7 @@ def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys)
 
     monkeypatch.setattr(plt, "show", lambda *a, **k: None)
     namespace: dict = {}
-    for cell in build.build_notebook(ASSIGNMENT).cells:
+    for cell in build.build_notebook(get(ASSIGNMENT)).cells:
         if cell.cell_type == "code":
             exec(compile(cell.source, "<notebook cell>", "exec"), namespace)
     plt.close("all")

@@ -28,7 +28,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import solutions.ch12_gates as solution  # noqa: E402
-from autograder import catalogue  # noqa: E402
+from autograder.assignments import get  # noqa: E402
 
 SEEDS = range(40)
 
@@ -143,7 +143,7 @@ def test_with_a_diagonal_u_g_and_no_recurrent_bias_gru_cell_equals_gru_step(seed
 @pytest.mark.parametrize("seed", SEEDS[:15])
 def test_the_catalogued_reset_after_matmul_mistake_is_gru_cell_without_recurrent_bias(seed):
     m, d, x, h, _, params = _rng_case(seed, gru=True, recurrent_bias=False)
-    mutant = next(e for e in catalogue.mistakes("ch12_gates") if e.id == "gru_reset_after_matmul").namespace()["gru_step"]
+    mutant = next(e for e in get("ch12_gates").mistakes() if e.id == "gru_reset_after_matmul").namespace()["gru_step"]
     assert np.allclose(_torch_gru(params, m, d, x, h), mutant(x, h, params), rtol=0, atol=1e-12)
 
 
@@ -152,7 +152,7 @@ def test_gru_cell_update_gate_keeps_the_old_state():
     m, d, x, h, _, params = _rng_case(3, gru=True)
     keep = {**params, "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(d, 50.0)}
     assert np.allclose(_torch_gru(keep, m, d, x, h), h, atol=1e-15)
-    complementary = next(e for e in catalogue.mistakes("ch12_gates") if e.id == "gru_complementary_update").namespace()["gru_step"]
+    complementary = next(e for e in get("ch12_gates").mistakes() if e.id == "gru_complementary_update").namespace()["gru_step"]
     assert not np.allclose(complementary(x, h, {k: v for k, v in keep.items() if k != "b_hg"}), h, atol=1e-3)
 
 

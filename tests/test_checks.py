@@ -10,7 +10,7 @@ from rnnkit import messages
 from rnnkit.checking import Case, Rules, named, run_cases
 from rnnkit.compare import compare
 
-from autograder import catalogue, checks
+from autograder import checks
 from autograder.assignments import get
 from autograder.checks import hidden_cases, mistaken_output
 from .attempts import attempt
@@ -20,7 +20,7 @@ CHECKS = {check.name: check for check in get(ASSIGNMENT).checks}
 
 
 def grade(name, fn, student="s1", hidden=4, timeout=2.0):
-    return checks.grade(ASSIGNMENT, CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=timeout, points=2)
+    return checks.grade(get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=timeout, points=2)
 
 
 def test_the_stub_scores_zero_with_one_clear_message():
@@ -104,9 +104,9 @@ def test_hidden_cases_depend_on_student_assignment_and_check_and_are_stable():
     seed = lambda student, check: attempt(student).seed(ASSIGNMENT, check)  # noqa: E731
     assert seed("a", "bptt_scalar") == seed("a", "bptt_scalar")
     assert len({seed("a", "bptt_scalar"), seed("b", "bptt_scalar"), seed("a", "scalar_forward")}) == 3
-    first = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("a"), 3)]
-    again = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("a"), 3)]
-    other = [case.args for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("b"), 3)]
+    first = [case.args for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["bptt_scalar"], attempt("a"), 3)]
+    again = [case.args for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["bptt_scalar"], attempt("a"), 3)]
+    other = [case.args for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["bptt_scalar"], attempt("b"), 3)]
     assert first == again and first != other
 
 
@@ -121,9 +121,9 @@ def test_a_typed_in_book_answer_fails_the_hidden_cases():
 @pytest.mark.parametrize("student", [f"student-{i}" for i in range(20)])
 def test_every_hidden_draw_separates_every_mistake(student):
     for name, check in CHECKS.items():
-        for case, public, expected in hidden_cases(ASSIGNMENT, check, attempt(student), 3):
+        for case, public, expected in hidden_cases(get(ASSIGNMENT), check, attempt(student), 3):
             assert not public
-            for entry in catalogue.for_check(ASSIGNMENT, name):
+            for entry in get(ASSIGNMENT).for_check(name):
                 output = mistaken_output(entry, check, case)
                 assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)
 
@@ -147,7 +147,7 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
     for student in (f"s{i}" for i in range(40)):
         report = grade("sgd_update", sign_wrong_for_positive_grads, student=student, hidden=6)
         failed = len(report.results) - report.passed
-        matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["sgd_update"], attempt(student), 6))
+        matched = sum(case.args[1] > 0 for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["sgd_update"], attempt(student), 6))
         text = re.sub(r"\s+", " ", " ".join(report.lines(graded=True)))
         if matched >= 2 and 2 * matched >= failed:  # two wrong cases or more, and half of them at least
             assert report.misconceptions == ["update_sign"], student
@@ -176,7 +176,7 @@ def test_a_dict_result_shows_its_one_failing_value_its_relation_and_the_inputs_b
     assert re.fullmatch(r"xs=\[.*\], w=\S+, target=\S+, h0=\S+", hidden.inputs), hidden.inputs
     expected = re.fullmatch(r"On that case, the result\['loss'\] should be (\S+)\. Yours is exactly twice the expected value\.", hidden.expected)
     assert expected, hidden.expected
-    drawn = {case.label: case for case, _, _ in hidden_cases(ASSIGNMENT, CHECKS["bptt_scalar"], attempt("s1"), 4)}
+    drawn = {case.label: case for case, _, _ in hidden_cases(get(ASSIGNMENT), CHECKS["bptt_scalar"], attempt("s1"), 4)}
     case = drawn[hidden.label]
     assert Fraction(expected.group(1)) == bptt_scalar(*case.args, **case.kwargs)["loss"]  # that one value, not the dict
     assert "states" not in hidden.expected

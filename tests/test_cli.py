@@ -8,6 +8,7 @@ import pytest
 
 from nbgrader.api import Gradebook
 
+from autograder.assignments import get
 from autograder import build, cli, config, course
 
 from .conftest import ASSIGNMENTS, make_course
@@ -53,7 +54,7 @@ def test_release_keeps_a_hand_edited_source_notebook_unless_forced(tmp_path, mon
     assert cli.main(["--root", str(root), "release", "ch12_bptt", "--force"]) == 0
     assert source.read_text(encoding="utf-8") == built
     # a notebook that release itself wrote is rebuilt after the template changes, without --force
-    template_changed = build.build_notebook("ch12_bptt", root)
+    template_changed = build.build_notebook(get("ch12_bptt"), root)
     template_changed.cells[0].source += "\n\nA sentence added to notebook.md."
     monkeypatch.setattr(build, "build_notebook", lambda name, root=None: template_changed)
     assert cli.main(["--root", str(root), "release", "ch12_bptt"]) == 0

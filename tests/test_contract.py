@@ -7,7 +7,7 @@ import json
 import nbformat
 import pytest
 
-from autograder import build, catalogue
+from autograder import build
 from autograder.assignments import get
 
 from .conftest import ASSIGNMENTS, REPO
@@ -27,9 +27,9 @@ def test_the_reference_earns_full_marks_and_the_stub_zero(graded_class, assignme
     assert set(stub) == set(reference) and all(row.score == 0 for row in stub.values())
 
 
-@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in catalogue.mistakes(a) if get(a).check(m.function).graded])
+@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in get(a).mistakes() if get(a).check(m.function).graded])
 def test_each_mistake_loses_points_on_its_check_only_and_is_named(graded_class, assignment, mistake):
-    entry = next(m for m in catalogue.mistakes(assignment) if m.id == mistake)
+    entry = next(m for m in get(assignment).mistakes() if m.id == mistake)
     rows = graded_class.rows(assignment, mistake)
     own = rows[entry.function]
     assert own.score < own.max_score
@@ -50,8 +50,8 @@ def test_the_release_holds_no_solution_hidden_test_or_grader(assignment):
     source = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in source.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata}
     for answer in get(assignment).written:  # the rubric (the book's answer) is in the source only
-        assert answers[answer.name] == build.rubric(assignment, answer.name, "en")
+        assert answers[answer.name] == build.rubric(get(assignment), answer.name, "en")
         for lang in ("en", "zh"):
-            start = build.rubric(assignment, answer.name, lang)[:30]
+            start = build.rubric(get(assignment), answer.name, lang)[:30]
             for form in (json.dumps(start, ensure_ascii=False)[1:-1], json.dumps(start)[1:-1]):
                 assert form not in notebook and form not in kit, (answer.name, lang)

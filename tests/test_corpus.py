@@ -36,12 +36,13 @@ def test_the_corpus_spans_every_assignment_with_variants_and_mistakes():
 
 def test_write_all_replaces_exactly_one_definition(tmp_path):
     """The entry's source stands where the function stood; every other cell is the reference's."""
+    from autograder.assignments import get
     from autograder.config import REPO_ROOT
     from autograder.submissions import filled
 
     entry = next(e for e in corpus.ENTRIES if e.function == "lstm_param_count")  # a cell of four functions
     release = REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"
-    ours, reference = corpus.notebook(release, entry), filled(release, entry.assignment)
+    ours, reference = corpus.notebook(release, entry), filled(release, get(entry.assignment))
     changed = [(a.source, b.source) for a, b in zip(ours.cells, reference.cells) if a.source != b.source]
     assert len(changed) == 1
     mine, theirs = changed[0]

@@ -10,7 +10,7 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import build, catalogue
+from autograder import build
 from autograder.labels import label
 from autograder.assignments import get
 
@@ -31,9 +31,9 @@ def _prose(markdown: str) -> str:
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_zh_release_is_chinese_teaching_text_around_the_same_code(assignment, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "en")
-    english = build.build_notebook(assignment)
+    english = build.build_notebook(get(assignment))
     monkeypatch.setenv("COURSE_LANG", "zh")
-    chinese = build.build_notebook(assignment)
+    chinese = build.build_notebook(get(assignment))
     def code(notebook, lang):  # the same code, but for the edition the checker records and the missing kit's message
         monkeypatch.setenv("COURSE_LANG", lang)
         missing_kit = repr(label("notebook.no_kit", wheel=build.KIT_WHEEL))
@@ -55,7 +55,7 @@ def test_a_zh_notebook_speaks_chinese_in_a_kernel_whose_environment_says_en(monk
     solution's self-check, run in a fresh Python with COURSE_LANG=en."""
     assignment = ASSIGNMENTS[0]
     monkeypatch.setenv("COURSE_LANG", "zh")
-    notebook = build.build_notebook(assignment)
+    notebook = build.build_notebook(get(assignment))
     setup = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("setup"))
     solution = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
     check = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")).split("### BEGIN HIDDEN")[0]
@@ -83,7 +83,7 @@ def test_a_zh_template_out_of_step_with_the_english_one_is_refused(tmp_path, mon
     (tmp_path / "notebook.zh.md").write_text(text.rsplit("%% markdown", 1)[0], encoding="utf-8")
     monkeypatch.setattr(type(spec), "template", property(lambda self: template))
     with pytest.raises(ValueError, match="must hold exactly"):
-        build.template_cells("ch12_bptt", "zh")
+        build.template_cells(get("ch12_bptt"), "zh")
 
 
 def _grade_texts(graded, assignment: str, student: str) -> dict[str, str]:
@@ -113,9 +113,9 @@ def test_zh_reference_full_marks_stub_zero_in_chinese(graded_class_zh, assignmen
     assert CJK.search(first.source)
 
 
-@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in catalogue.mistakes(a) if get(a).check(m.function).graded])
+@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in get(a).mistakes() if get(a).check(m.function).graded])
 def test_zh_each_mistake_is_caught_and_named_in_chinese(graded_class_zh, assignment, mistake, monkeypatch):
-    entry = next(m for m in catalogue.mistakes(assignment) if m.id == mistake)
+    entry = next(m for m in get(assignment).mistakes() if m.id == mistake)
     own = graded_class_zh.rows(assignment, mistake)[entry.function]
     assert own.score < own.max_score and mistake in own.misconceptions
     monkeypatch.setenv("COURSE_LANG", "zh")

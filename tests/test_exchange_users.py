@@ -30,6 +30,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.assignments import get
 from autograder import report
 from autograder.course import BIN, nbgrader, nbgrader_env, release
 from autograder.submissions import filled
@@ -223,7 +224,7 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     fetched = student.home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     assert fetched.is_file() and fetched.stat().st_uid == student.account.pw_uid
     assert (fetched.parent / "README.md").is_file(), "the student's instructions come with the notebook"
-    answered = filled(fetched, ASSIGNMENT)  # the reference solution, typed in by the student
+    answered = filled(fetched, get(ASSIGNMENT))  # the reference solution, typed in by the student
     written = [cell for cell in answered.cells if cell.metadata.get("nbgrader", {}).get("grade_id") == WRITTEN]
     assert len(written) == 1 and written[0].cell_type == "markdown"
     written[0].source = "The gradient of an early state shrinks or grows with each step back through time."

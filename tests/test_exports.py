@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from autograder import catalogue, cli
+from autograder import cli
 from autograder.assignments import get
 from autograder.exports import export
 
@@ -86,7 +86,7 @@ def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(grade
     keys = [(ASSIGNMENTS.index(r["assignment"]), r["student_id"]) for r in rows]
     assert keys == sorted(keys)
     assert all(POINTS.match(r["score"]) and POINTS.match(r["max_score"]) for r in rows)
-    for entry in (m for m in catalogue.mistakes(ASSIGNMENTS[0]) if get(ASSIGNMENTS[0]).check(m.function).graded):
+    for entry in (m for m in get(ASSIGNMENTS[0]).mistakes() if get(ASSIGNMENTS[0]).check(m.function).graded):
         (named,) = [r for r in rows if (r["assignment"], r["student_id"], r["grade_id"]) == (ASSIGNMENTS[0], entry.id, entry.function)]
         assert entry.id in named["misconceptions"].split()
     written = {answer.name for a in ASSIGNMENTS for answer in get(a).written}

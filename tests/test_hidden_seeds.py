@@ -22,8 +22,8 @@ def test_the_reference_solution_gets_full_marks_on_every_seed(assignment):
     failures = []
     for index in range(SEEDS):
         for check in get(assignment).graded:
-            report = grade(assignment, check, getattr(solution, check.name), attempt=attempt(f"seed-{index}"),
-                           hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT, points=config.points(assignment, check.name))
+            report = grade(get(assignment), check, getattr(solution, check.name), attempt=attempt(f"seed-{index}"),
+                           hidden=settings.HIDDEN_CASES, timeout=settings.CALL_TIMEOUT, points=get(assignment).points(check.name, config.load().POINTS))
             if report.passed != len(report.results):
                 failures.append((index, check.name, report.lines(graded=True)))
     assert not failures, failures[:3]

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import catalogue
+from autograder.assignments import get
 from autograder.config import database_url, load
 from autograder.course import autograde_one, feedback, nbgrader
 from autograder.labels import label
@@ -188,7 +188,7 @@ def _shown_case(graded_class, student: str, check: str) -> str:
 def test_a_regrade_draws_the_same_cases_a_new_attempt_new_ones(graded_class):
     """Through nbgrader: the same submission graded again shows the same hidden case; handed in again
     (a new submission timestamp), it is graded on new numbers, worth the same."""
-    entry = catalogue.mistakes(A)[1]
+    entry = get(A).mistakes()[1]
     student, stamp = entry.id, graded_class.root / "submitted" / entry.id / A / "timestamp.txt"
     first, score = _shown_case(graded_class, student, entry.function), _score(graded_class, student, entry.function)
     original = stamp.read_text()
@@ -212,7 +212,7 @@ def _score(graded_class, student: str, check: str) -> float:
 
 
 def test_the_feedback_shows_expected_values_only_as_the_course_allows(graded_class):
-    entry = catalogue.mistakes(A)[1]
+    entry = get(A).mistakes()[1]
     page = graded_class.root / "feedback" / entry.id / A / f"{A}.html"
     text = lambda: html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))  # noqa: E731
     try:

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import catalogue, kit
-from autograder.assignments import ALL
+from autograder import kit
+from autograder.assignments import ALL, get
 from autograder.config import REPO_ROOT
-from autograder.solution_source import function_sources, strip_markers
+from autograder.solution_source import strip_markers
 from autograder.submissions import filled
 
 pytestmark = pytest.mark.nbgrader
@@ -163,7 +163,7 @@ def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, a
     release = REPO_ROOT / "release" / assignment
     for data in release.glob("*.json"):
         (tmp_path / data.name).write_bytes(data.read_bytes())
-    right = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", assignment)))
+    right = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", get(assignment))))
     assert set(right) == {check.name for check in ALL[assignment].checks}
     for name, text in right.items():
         assert re.search(r"(\d+)/\1 public cases right|agrees with the book's reference answer", text), (name, text)
@@ -171,6 +171,6 @@ def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, a
     stub = _check_texts(_run_notebook(clean_venv, tmp_path, json.loads((release / f"{assignment}.ipynb").read_text())))
     for name, text in stub.items():
         assert "still the stub" in text, (name, text)
-    mistake = catalogue.mistakes(assignment)[0]
-    named = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", assignment, mistake)))
+    mistake = get(assignment).mistakes()[0]
+    named = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", get(assignment), mistake)))
     assert f"[{mistake.id}]" in named[mistake.function]

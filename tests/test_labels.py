@@ -19,7 +19,8 @@ from matplotlib.text import Text
 from rnnkit import messages
 from rnnkit.messages import _FIELD
 
-from autograder import catalogue, labels, report
+from autograder.assignments import get
+from autograder import labels, report
 from autograder.exports import CANVAS_COLUMNS, export
 from autograder.labels import label
 from autograder.report import ClassData, Row, Student, Submission
@@ -32,7 +33,7 @@ GENERATED = datetime(2025, 3, 14, 9, 26).astimezone()
 
 #: A real assignment and one of its catalogued mistakes, so that the explanation comes from the kit.
 ASSIGNMENT = "ch12_bptt"
-MISTAKE = catalogue.mistakes(ASSIGNMENT)[0].id
+MISTAKE = get(ASSIGNMENT).mistakes()[0].id
 
 
 def _load(lang: str) -> dict[str, str]:

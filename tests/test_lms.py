@@ -8,7 +8,7 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder import config
+from autograder import config, pipeline
 from autograder.course import nbgrader
 
 from .conftest import REPO, make_course
@@ -24,7 +24,7 @@ def test_the_nbgrader_settings_create_the_exchange_formgrader_looks_for(tmp_path
 
     root = make_course(tmp_path / "course")
     settings = Config()
-    config.nbgrader_settings(settings, str(root), config.load(root))
+    pipeline.nbgrader_settings(settings, str(root), config.load(root))
     exchange = root / "exchange"
     assert settings.Exchange.root == str(exchange)
     assert exchange.is_dir() and stat.S_IMODE(exchange.stat().st_mode) == 0o777  # what release_assignment wants

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import build, catalogue, report
+from autograder import build, report
 from autograder.assignments import get
 from autograder.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
 from autograder.exports import export
@@ -43,7 +43,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
     assignment = "ch12_bptt" if "ch12_bptt" in ASSIGNMENTS else ASSIGNMENTS[0]
     cheats = [student for student, kind in graded_class.kinds.items() if kind == "cheat"]
     refused = ["links-beside", "notebook-link"] if "links-beside" in graded_class.kinds else []  # links survive the copy below
-    students = sorted(["reference", "stub", *(m.id for m in catalogue.mistakes(assignment)[:3]), *cheats[:4], *refused])
+    students = sorted(["reference", "stub", *(m.id for m in get(assignment).mistakes()[:3]), *cheats[:4], *refused])
     other = make_course(tmp_path / "sequential", [assignment])
     shutil.copy2(graded_class.root / "course_config.py", other / "course_config.py")
     with (other / "course_config.py").open("a") as handle:
@@ -61,7 +61,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
 
 def test_a_dask_local_cluster_gives_the_same_grades(graded_class, tmp_path):
     assignment = ASSIGNMENTS[0]
-    students = ["reference", catalogue.mistakes(assignment)[0].id]
+    students = ["reference", get(assignment).mistakes()[0].id]
     other = make_course(tmp_path / "dask", [assignment])
     shutil.copy2(graded_class.root / "course_config.py", other / "course_config.py")
     with (other / "course_config.py").open("a") as handle:
@@ -87,7 +87,7 @@ def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(gra
     """Feedback for three students of one assignment: written for them only; the page names each
     check in its contents, wraps the messages, shows a failed hidden case and the grader's summary."""
     assignment = "ch12_bptt" if "ch12_bptt" in ASSIGNMENTS else ASSIGNMENTS[0]
-    mistake = catalogue.mistakes(assignment)[0].id
+    mistake = get(assignment).mistakes()[0].id
     students = ["reference", "stub", mistake]
     start = time.time() - 1  # other tests write feedback into the shared class too: count only this run's pages
     feedback(graded_class.root, [assignment], students=students)
@@ -107,7 +107,7 @@ def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(gra
     assert 0 < right < len(names) and messages.text("notebook.summary", right=right, total=len(names)) in text
     for answer in get(assignment).written:  # below each written answer, the rubric: the book's reference answer
         assert rows[answer.name].needs_manual
-        assert " ".join(build.rubric(assignment, answer.name, "en").split()[:8]) in " ".join(text.split()), answer.name
+        assert " ".join(build.rubric(get(assignment), answer.name, "en").split()[:8]) in " ".join(text.split()), answer.name
     printed = re.findall(r'output_text">\s*<pre>(.*?)</pre>', page, flags=re.S)  # what the cells printed
     assert printed and max(len(html.unescape(line)) for output in printed for line in output.splitlines()) <= 110
 
@@ -127,7 +127,7 @@ def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded_class
     assert all(row["submitted"] == "yes" for row in rows if (row["assignment"], row["student_id"]) in submitted)
     with breakdown.open() as handle:
         questions = list(csv.DictReader(handle))
-    entry = catalogue.mistakes(ASSIGNMENTS[0])[0]
+    entry = get(ASSIGNMENTS[0]).mistakes()[0]
     named = [q for q in questions if q["student_id"] == entry.id and q["grade_id"] == entry.function]
     assert named and entry.id in named[0]["misconceptions"].split()
     html = report.write_html(report.load(root), root / "reports" / "class.html").read_text()

@@ -11,13 +11,13 @@ from rnnkit import codec
 from rnnkit.checking import Case, Rules, run_cases
 from rnnkit.compare import compare
 
-from autograder import catalogue, kit
+from autograder import kit
 from autograder.assignments import get
 from autograder.checks import public_cases
 
 from .conftest import ASSIGNMENTS
 
-MISTAKES = [(assignment, entry) for assignment in ASSIGNMENTS for entry in catalogue.mistakes(assignment)]
+MISTAKES = [(assignment, entry) for assignment in ASSIGNMENTS for entry in get(assignment).mistakes()]
 
 
 def _hidden_only(assignment: str, check_name: str) -> tuple[str, ...]:
@@ -68,7 +68,7 @@ def test_the_committed_kit_data_catches_and_names_each_mistake(assignment, entry
 def test_hidden_only_declarations_name_catalogued_mistakes_that_really_pass_the_public_cases(assignment):
     for check in get(assignment).checks:
         declared = _hidden_only(assignment, check.name)
-        own = {entry.id: entry for entry in catalogue.for_check(assignment, check.name)}
+        own = {entry.id: entry for entry in get(assignment).for_check(check.name)}
         for mistake_id in declared:
             assert mistake_id in own, f"{check.name}.hidden_catches names {mistake_id!r}, not a mistake of this check"
             report = run_cases(assignment, check.name, own[mistake_id].namespace()[check.name], public_cases(check), check.rules, timeout=0)

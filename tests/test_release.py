@@ -8,7 +8,7 @@ from autograder import build
 from autograder.assignments import get
 from autograder.course import nbgrader, release
 from autograder.layout import Course
-from autograder.solution_source import BEGIN, END, function_sources
+from autograder.solution_source import BEGIN, END
 
 from .conftest import ASSIGNMENTS, REPO, make_course
 
@@ -18,14 +18,14 @@ COURSE = Course(REPO)
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_committed_source_notebook_is_the_build_of_template_and_solutions(assignment):
     committed = COURSE.notebook(COURSE.source(assignment), assignment).read_text(encoding="utf-8")
-    assert committed == build.notebook_text(build.build_notebook(assignment)), "run: python -m autograder release"
+    assert committed == build.notebook_text(build.build_notebook(get(assignment))), "run: python -m autograder release"
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_solution_function_is_in_exactly_one_solution_cell(assignment):
     notebook = nbformat.read(COURSE.notebook(COURSE.source(assignment), assignment), as_version=4)
     cells = "\n".join(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
-    for name, source in function_sources(assignment).items():
+    for name, source in get(assignment).function_sources().items():
         assert cells.count(source) == 1, name
 
 
@@ -41,7 +41,7 @@ def test_the_release_leaks_no_solution_no_hidden_test_and_no_engine(assignment):
         assert marker not in text, marker
     notebook = nbformat.read(COURSE.notebook(folder, assignment), as_version=4)
     released = "\n".join(cell.source for cell in notebook.cells)
-    for name, source in function_sources(assignment).items():
+    for name, source in get(assignment).function_sources().items():
         body = source.split(BEGIN, 1)[1].split(END, 1)[0]
         for line in body.splitlines():
             if len(line.strip()) > 12:

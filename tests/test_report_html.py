@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import catalogue, cli, report
+from autograder import cli, report
 from autograder.assignments import get
 from autograder.layout import Course
 
@@ -94,7 +94,7 @@ def test_each_misconception_is_explained_once_with_the_students_who_hold_it(grad
                     for name in row.misconceptions:
                         holders[name].add(student)
         assert holders, assignment
-        for entry in catalogue.mistakes(assignment):
+        for entry in get(assignment).mistakes():
             if entry.id in holders:
                 assert section.count(html.escape(entry.text)) == 1, entry.id
                 row = _row(section, entry.id)

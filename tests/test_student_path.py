@@ -18,6 +18,7 @@ from rnnkit import messages
 from rnnkit.messages import _width
 from rnnkit.selfcheck import public_checks, public_half
 
+from autograder.assignments import get
 from autograder.layout import Course
 from autograder.submissions import filled
 
@@ -91,7 +92,7 @@ def test_the_released_notebook_works_for_a_student(assignment, tmp_path):
     assert messages.text("notebook.summary_stub", names=", ".join(order)) in summary, summary  # in notebook order
     assert summary.count(messages.text("check.public_note")) == 1, summary
     assert not _too_wide([*_check_cells(untouched), *uses, untouched.cells[-1]])
-    notebook = filled(path, assignment)
+    notebook = filled(path, get(assignment))
     errors, checked = _execute(notebook, folder)
     assert not errors
     points = {cell.metadata["nbgrader"]["grade_id"]: cell.metadata["nbgrader"]["points"] for cell in notebook.cells

@@ -15,7 +15,6 @@ from rnnkit import checker, messages
 from rnnkit.messages import _CLOSING, _OPENING, _width, wrap
 from rnnkit.selfcheck import SummaryItem, public_checks, public_half, selfcheck, summary_lines
 
-from autograder import catalogue
 from autograder.assignments import get
 
 from .conftest import ASSIGNMENTS
@@ -112,7 +111,7 @@ def test_every_line_the_self_check_prints_fits(assignment, lang, monkeypatch):
     monkeypatch.setattr(selfcheck, "__defaults__", (1.0,))
     reference = get(assignment).reference
     runs = [{}, {name: getattr(reference, name) for name in public_checks(assignment)}]
-    for mistake in catalogue.mistakes(assignment):
+    for mistake in get(assignment).mistakes():
         namespace = dict(vars(reference))
         exec(compile(mistake.source(), f"<mistake {mistake.id}>", "exec"), namespace)
         runs.append({mistake.function: namespace[mistake.function]})

@@ -115,9 +115,10 @@ def replace_definition(cell_source: str, name: str, source: str) -> str:
 
 def notebook(release_notebook: Path, entry: Entry) -> nbformat.NotebookNode:
     """The released notebook answered by the reference solution, `entry.function` by `entry.source`."""
+    from autograder.assignments import get
     from autograder.submissions import filled
 
-    filled_notebook = filled(Path(release_notebook), entry.assignment)
+    filled_notebook = filled(Path(release_notebook), get(entry.assignment))
     cells = [cell for cell in filled_notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
              and entry.function in _defined(cell.source)]
     if len(cells) != 1:
@@ -186,8 +187,9 @@ def fed_checks(entry: Entry) -> set[str]:
     """The checks the entry's function can change: its own and those of its (indirect) callers in
     the reference solution."""
     from autograder import catalogue
+    from autograder.assignments import get
 
-    return {entry.function, *catalogue.callers(entry.assignment, entry.function)}
+    return {entry.function, *catalogue.callers(get(entry.assignment), entry.function)}
 
 
 @dataclass(frozen=True)

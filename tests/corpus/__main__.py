@@ -18,6 +18,7 @@ from . import ENTRIES, entries, report_text, summary, verdicts, write_all
 
 
 def grade(folder: Path, assignments: list[str], workers: int) -> dict:
+    from autograder.assignments import get
     from autograder import report
     from autograder.course import autograde, release
     from autograder.submissions import filled, write_submission
@@ -30,7 +31,7 @@ def grade(folder: Path, assignments: list[str], workers: int) -> dict:
         handle.write(LIMITS)
     release(root, assignments)
     for assignment in assignments:
-        write_submission(root, "reference", assignment, filled(root / "release" / assignment / f"{assignment}.ipynb", assignment))
+        write_submission(root, "reference", assignment, filled(root / "release" / assignment / f"{assignment}.ipynb", get(assignment)))
     write_all(root, assignments)
     autograde(root, assignments, workers=workers)
     table: dict = defaultdict(dict)

@@ -1,0 +1,104 @@
+"""The course's nbgrader pipeline, defined once: `nbgrader_settings` fills nbgrader's traitlets config
+from `course_config.py` (through `autograder.settings.Settings`).
+
+The root's `nbgrader_config.py` calls it, so plain `nbgrader` commands, formgrader and
+`python -m autograder` (which loads that file) run the same preprocessors with the same settings.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbgrader
+from nbconvert.exporters import HTMLExporter
+from nbgrader.converters.autograde import Autograde
+from nbgrader.converters.generate_feedback import GenerateFeedback
+from nbgrader.preprocessors import CheckCellMetadata, Execute
+
+from . import admission, execute
+from .config import TEMPLATES, database_url, use_language
+from .layout import Course
+from .reveal import RevealExpected
+from .sanitize import RestoreCellMetadata, SanitizeStudentHTML
+from .settings import Settings
+from .written import ShowRubric
+
+
+class FeedbackExporter(HTMLExporter):
+    """nbgrader's feedback HTMLExporter with the course's template."""
+
+
+def nbgrader_settings(c, root: str, settings: Settings) -> None:
+    """Fill an nbgrader traitlets config `c` from course settings."""
+    use_language(root)
+    c.CourseDirectory.root = root
+    c.CourseDirectory.course_id = settings.COURSE_ID
+    c.CourseDirectory.db_url = database_url(root, settings)
+    for section in (c.Execute, c.ExecutePreprocessor):
+        section.timeout = settings.CELL_TIMEOUT
+        section.interrupt_on_timeout = True
+    # nbgrader's default kernel arguments, plus a quiet kernel log (no transport warning per notebook)
+    c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
+    c.Validator.width = 110  # messages are wrapped at 83 columns (messages.WIDTH); nbgrader validate indents them by 4
+    c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
+    # the notebook validated once after each pass's preprocessors, not after every one of them
+    c.Exporter.optimistic_validation = True
+    c.Autograde.autograde_preprocessors = _autograde_preprocessors()
+    c.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
+    # submissions in: links, foreign owners and misleading LMS names refused before any copy
+    admission.install()
+    c.ExchangeFactory.collect = "autograder.collect.SafeCollect"
+    c.ZipCollectApp.collector_plugin = "autograder.collect.RosterCollector"
+    c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
+    c.TrustedExecute.submission_timeout = float(settings.SUBMISSION_TIMEOUT)
+    c.TrustedExecute.runner_restarts = settings.RUNNER_RESTARTS
+    c.TrustedExecute.work_limit_mb = settings.WORK_LIMIT_MB
+    c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
+    c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
+    c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
+    c.TrustedExecute.memory_limit_mb = settings.MEMORY_LIMIT_MB
+    c.TrustedExecute.output_limit_kb = settings.OUTPUT_LIMIT_KB
+    c.TrustedExecute.process_limit = settings.PROCESS_LIMIT
+    c.TrustedExecute.course_id = settings.COURSE_ID
+    c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
+    c.RevealExpected.course_id = settings.COURSE_ID
+    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected]
+    # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
+    # every other HTMLExporter (formgrader's submission view) keeps nbgrader's template.
+    c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
+    c.FeedbackExporter.template_name = "course_feedback"
+    c.FeedbackExporter.template_file = "course_feedback.html.j2"
+    c.FeedbackExporter.filters = {"label": "autograder.labels.label"}  # the page's words in the course language
+    c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
+                                                  str(TEMPLATES)]
+
+
+def ensure_exchange(path: Path) -> Path:
+    """nbgrader's exchange folder: created when missing with mode 0o777, as `nbgrader release_assignment`
+    makes it (every student writes submissions into it), so formgrader finds it from the start."""
+    if not path.is_dir():
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            path.chmod(0o777)
+        except OSError:
+            pass  # a read-only course root: nbgrader names the missing exchange when it is used
+    return path
+
+
+def _lean(pipeline: list) -> list:
+    """`execute.CheckCellMetadata` in place of nbgrader's: the same checks, the schema compiled once."""
+    return [execute.CheckCellMetadata if cls is CheckCellMetadata else cls for cls in pipeline]
+
+
+def _sanitize_preprocessors() -> list:
+    """nbgrader's sanitize pass with the nbgrader metadata of the instructor's cells put back from
+    the gradebook first (`sanitize.RestoreCellMetadata`), so that a grade cell is known by the
+    spec, never by what the submission says of itself."""
+    return _lean([RestoreCellMetadata, *Autograde.class_traits()["sanitize_preprocessors"].default()])
+
+
+def _autograde_preprocessors() -> list:
+    """nbgrader's autograde pipeline with Execute replaced by the trusted one (student cells in a
+    sandboxed runner, grade cells scored by the grader), what the student wrote sanitised right
+    after it, and the rubric shown below each written answer."""
+    pipeline = [execute.TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
+    return _lean([*pipeline[:1], SanitizeStudentHTML, ShowRubric, *pipeline[1:]])

@@ -74,7 +74,7 @@ def hand_edited(root: Path, name: str) -> Path | None:
     """The source notebook of `name` when it holds edits that the build would overwrite, else None.
 
     The build writes the notebook from autograder/assignments/<name>/notebook.md and
-    solutions/<name>.py. An existing notebook equal to that, or equal to what release wrote last
+    autograder/assignments/<name>/solution.py. An existing notebook equal to that, or equal to what release wrote last
     (recorded in source/.build-record.json: the template changed since), holds no hand edit."""
     course = Course(Path(root))
     path = course.notebook(course.source(name), name)
@@ -97,8 +97,8 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
     if edited and not force:
         raise HandEdited("\n".join(
             f"{path} was edited by hand: it differs from what release builds from "
-            f"autograder/assignments/{name}/notebook.md and solutions/{name}.py, and release would overwrite it. "
-            f"Make the change in autograder/assignments/{name}/notebook.md or solutions/{name}.py, "
+            f"autograder/assignments/{name}/notebook.md and autograder/assignments/{name}/solution.py, and release would "
+            f"overwrite it. Make the change in one of those two files, "
             f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
     attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
     done = []

@@ -1,9 +1,11 @@
 """The student kit: the public half of every assignment, built into its own wheel (`rnnkit`).
 
-`write_public(folder)` stores each assignment's public half (`Assignment.public_half`: points, rules,
-book cases with expected values and the catalogued mistakes' outputs on them) as codec JSON;
-`build(out)` makes the wheel from a copy of `kit/` with that data. The committed
-`kit/rnnkit/public/` is what the course's own environment installs; a test keeps it in sync.
+`write_public(package)` stores, in the kit's package folder, each assignment's public half
+(`public/<a>.json`: `Assignment.public_half`, points, rules, book cases with expected values and the
+catalogued mistakes' outputs on them, as codec JSON) and a copy of its messages
+(`messages/<a>.<lang>.json`, from `messages.<lang>.json` in the assignment's folder); `build(out)`
+makes the wheel from a copy of `kit/` with that data. The committed copies in `kit/rnnkit/` are what
+the course's own environment installs; a test keeps them in sync.
 """
 from __future__ import annotations
 
@@ -22,18 +24,24 @@ KIT = config.REPO_ROOT / "kit"
 
 
 def public_files(root: str | Path = config.REPO_ROOT) -> dict[str, bytes]:
-    """file name -> contents of the public data, for the course at `root` (its POINTS)."""
+    """path in the kit's package -> contents, of the public data and the assignments' messages, for
+    the course at `root` (its POINTS)."""
     overrides = config.load(root).POINTS
-    return {f"{name}.json": codec.dumps(spec.public_half(overrides)) + b"\n" for name, spec in ALL.items()}
+    files = {}
+    for name, spec in ALL.items():
+        files[f"public/{name}.json"] = codec.dumps(spec.public_half(overrides)) + b"\n"
+        for path in sorted(spec.folder.glob("messages.*.json")):
+            files[f"messages/{name}.{path.name.removeprefix('messages.')}"] = path.read_bytes()
+    return files
 
 
-def write_public(folder: Path = KIT / "rnnkit" / "public", root: str | Path = config.REPO_ROOT) -> list[Path]:
-    """Write the public data files into `folder`."""
-    folder.mkdir(parents=True, exist_ok=True)
+def write_public(package: Path = KIT / "rnnkit", root: str | Path = config.REPO_ROOT) -> list[Path]:
+    """Write the public data and the assignments' messages into the kit's package folder."""
     written = []
     for name, data in public_files(root).items():
-        (folder / name).write_bytes(data)
-        written.append(folder / name)
+        (package / name).parent.mkdir(parents=True, exist_ok=True)
+        (package / name).write_bytes(data)
+        written.append(package / name)
     return written
 
 
@@ -45,7 +53,7 @@ def build(out: str | Path = "dist", root: str | Path = config.REPO_ROOT) -> Path
         source = Path(scratch) / "kit"
         shutil.copytree(KIT, source, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
         shutil.rmtree(source / "rnnkit" / "public", ignore_errors=True)
-        write_public(source / "rnnkit" / "public", root)
+        write_public(source / "rnnkit", root)
         before = set(out.glob("*.whl"))
         result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
                                 capture_output=True, text=True)

@@ -21,7 +21,9 @@ from rnnkit import codec
 from rnnkit.checking import Case, Rules, StudentFailure, run_cases
 from rnnkit.compare import Real
 from rnnkit.selfcheck import selfcheck
-from solutions import ch11_rnn_state, ch12_bptt, ch12_gates
+from autograder.assignments.ch11_rnn_state import solution as ch11_rnn_state
+from autograder.assignments.ch12_bptt import solution as ch12_bptt
+from autograder.assignments.ch12_gates import solution as ch12_gates
 
 from autograder import checks
 from autograder.assignments import get

@@ -1,78 +1,82 @@
-"""The Chinese labels of the public cases: `labels.zh.json` has an entry `label.<English label>` for
-every public case of every assignment and none for a label that no longer exists; each translation
-keeps the numbers of its English label, in order, and is written in Chinese; `COURSE_LANG=zh` makes
-`case_label` return it.
+"""The Chinese labels of the public cases: each assignment's `messages.zh.json` (in its folder) has
+an entry `label.<English label>` for every public case of the assignment and none for a label that
+no longer exists; each translation keeps the numbers of its English label, in order, and is written
+in Chinese; `COURSE_LANG=zh` makes `case_label` return it.
 
-The file has no English twin: the English labels, as the checks write them, are its keys. It is read
-from the repository (kit/rnnkit/messages), not from the installed package, which only holds it once
-the environment is rebuilt."""
+The entries have no English twin: the English labels, as the checks write them, are their keys. The
+kit's copy of the file (kit/rnnkit/messages/<a>.zh.json) is kept in sync by tests/test_kit.py."""
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from autograder.assignments import ALL
 
-REPO = Path(__file__).resolve().parents[1]
-MESSAGES = REPO / "kit" / "rnnkit" / "messages"
-LABELS = MESSAGES / "labels.zh.json"
 PREFIX = "label."
+SPECS = list(ALL.values())
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 
 
-def _public_labels() -> list[str]:
-    return sorted({case.label for spec in ALL.values() for check in spec.checks for case in check.public()})
+def _public_labels(spec) -> list[str]:
+    return sorted({case.label for check in spec.checks for case in check.public()})
 
 
-PUBLIC = _public_labels()
+def _chinese(spec) -> dict[str, str]:
+    """The label entries of the assignment's Chinese messages."""
+    messages = json.loads((spec.folder / "messages.zh.json").read_text(encoding="utf-8"))
+    return {key: value for key, value in messages.items() if key.startswith(PREFIX)}
 
 
-def _chinese() -> dict[str, str]:
-    return json.loads(LABELS.read_text(encoding="utf-8"))
+PUBLIC = sorted({label for spec in SPECS for label in _public_labels(spec)})
+by_name = pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.name)
 
 
-def test_there_are_public_labels_and_a_chinese_file():
+def test_there_are_public_labels():
     assert PUBLIC, "no public case has a label"
-    assert LABELS.is_file(), f"{LABELS.name} is missing"
+    assert all(_public_labels(spec) for spec in SPECS)
 
 
-def test_the_file_is_formatted_as_the_other_catalogues_with_sorted_ids():
-    text = LABELS.read_text(encoding="utf-8")
-    assert text == json.dumps(json.loads(text), indent=2, ensure_ascii=False) + "\n"
-    assert list(_chinese()) == sorted(_chinese())
+@by_name
+def test_the_labels_come_last_with_sorted_ids(spec):
+    messages = list(json.loads((spec.folder / "messages.zh.json").read_text(encoding="utf-8")))
+    labels = [key for key in messages if key.startswith(PREFIX)]
+    assert messages[len(messages) - len(labels):] == labels == sorted(labels)
 
 
-def test_every_public_label_has_a_chinese_entry():
-    zh = _chinese()
-    missing = [label for label in PUBLIC if PREFIX + label not in zh]
-    assert not missing, f"{LABELS.name} lacks the labels {missing}"
+@by_name
+def test_every_public_label_has_a_chinese_entry(spec):
+    zh = _chinese(spec)
+    missing = [label for label in _public_labels(spec) if PREFIX + label not in zh]
+    assert not missing, f"{spec.name}/messages.zh.json lacks the labels {missing}"
 
 
-def test_no_chinese_entry_is_stale():
-    public = set(PUBLIC)
-    stale = [key for key in _chinese() if not key.startswith(PREFIX) or key[len(PREFIX):] not in public]
-    assert not stale, f"{LABELS.name} has entries for labels that no public case has: {stale}"
+@by_name
+def test_no_chinese_entry_is_stale(spec):
+    public = set(_public_labels(spec))
+    stale = [key for key in _chinese(spec) if key[len(PREFIX):] not in public]
+    assert not stale, f"{spec.name}/messages.zh.json has entries for labels that no public case of it has: {stale}"
 
 
-def test_each_translation_keeps_the_numbers_in_order():
-    wrong = {key: (_NUMBER.findall(key[len(PREFIX):]), _NUMBER.findall(value)) for key, value in _chinese().items()
+@by_name
+def test_each_translation_keeps_the_numbers_in_order(spec):
+    wrong = {key: (_NUMBER.findall(key[len(PREFIX):]), _NUMBER.findall(value)) for key, value in _chinese(spec).items()
              if _NUMBER.findall(key[len(PREFIX):]) != _NUMBER.findall(value)}
     assert not wrong, f"numbers differ (English, Chinese): {wrong}"
 
 
-def test_each_translation_is_written_in_chinese():
-    not_chinese = [key for key, value in _chinese().items() if not isinstance(value, str) or not _CJK.search(value)]
-    assert not not_chinese, f"{LABELS.name}: no Chinese in {not_chinese}"
-    assert not any(_CJK.search(label) for label in PUBLIC), "an English label already contains Chinese"
+@by_name
+def test_each_translation_is_written_in_chinese(spec):
+    not_chinese = [key for key, value in _chinese(spec).items() if not isinstance(value, str) or not _CJK.search(value)]
+    assert not not_chinese, f"{spec.name}/messages.zh.json: no Chinese in {not_chinese}"
+    assert not any(_CJK.search(label) for label in _public_labels(spec)), "an English label already contains Chinese"
 
 
 def test_course_lang_zh_gives_the_chinese_label(monkeypatch, repository_messages):
-    zh = _chinese()
+    zh = {key: value for spec in SPECS for key, value in _chinese(spec).items()}
     monkeypatch.setenv("COURSE_LANG", "zh")
     shown = {label: repository_messages.case_label(label) for label in PUBLIC}
     assert shown == {label: zh[PREFIX + label] for label in PUBLIC}

@@ -15,7 +15,7 @@ from rnnkit import messages
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS, fresh
 
-import solutions.ch11_rnn_state as solution
+from autograder.assignments.ch11_rnn_state import solution
 from autograder import build, config
 from autograder.assignments import get
 from autograder.assignments.ch11_rnn_state import checks as ch11_checks

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rnnkit import messages
 from rnnkit.helpers import CALLS, TanhStep
 
-import solutions.ch12_boundaries as solution
+from autograder.assignments.ch12_boundaries import solution
 from autograder import catalogue, config
 from autograder.assignments import get
 from autograder.assignments.ch12_boundaries import reference
@@ -122,7 +122,7 @@ def generation_features(step, xs, h0):
 
 def test_a_mistake_source_runs_on_its_own_in_a_notebook():
     """Each mistake's pasted source defines the function with only np, Fraction and solution names."""
-    text = (config.REPO_ROOT / "solutions" / f"{ASSIGNMENT}.py").read_text(encoding="utf-8")
+    text = get(ASSIGNMENT).solutions.read_text(encoding="utf-8")
     for entry in MISTAKES:
         namespace = {"__name__": "notebook"}
         exec(compile(text, "solution", "exec"), namespace)

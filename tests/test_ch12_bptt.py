@@ -10,7 +10,7 @@ import pytest
 from rnnkit.helpers import ScalarLoss
 from rnnkit.selfcheck import selfcheck
 
-import solutions.ch12_bptt as solution
+from autograder.assignments.ch12_bptt import solution
 from autograder import catalogue, config
 from autograder.assignments import get
 from autograder.checks import Case, diagnose, grade as grade_check, hidden_cases, public_cases

@@ -70,7 +70,7 @@ def test_no_solution_reference_drawer_or_mistake_code_is_in_the_wheel(files):
         secret += [strip_markers(body) for body in _bodies(spec.solutions.read_text(encoding="utf-8"))]
         secret += _bodies(Path(spec.reference.__file__).read_text(encoding="utf-8"))
         secret += _bodies((spec.folder / "checks.py").read_text(encoding="utf-8"))
-        secret += _bodies(Path(spec.mistakes.__file__).read_text(encoding="utf-8"))
+        secret += _bodies(Path(spec.mistakes_module.__file__).read_text(encoding="utf-8"))
     secret = [body for body in secret if len(body) > 20]
     assert len(secret) > 200
     for name, text in files.items():
@@ -100,11 +100,15 @@ def _within_an_ulp(committed, built) -> bool:
     return committed == built
 
 
-def test_the_committed_public_data_is_in_sync():
-    committed = {path.name: json.loads(path.read_bytes()) for path in (kit.KIT / "rnnkit" / "public").glob("*.json")}
-    built = {name: json.loads(data) for name, data in kit.public_files(REPO_ROOT).items()}
-    assert committed.keys() == built.keys() and all(_within_an_ulp(committed[n], built[n]) for n in built), \
-        "run: python -c 'from autograder import kit; kit.write_public()'"
+def test_the_committed_public_data_and_messages_are_in_sync():
+    package = kit.KIT / "rnnkit"
+    built = kit.public_files(REPO_ROOT)
+    committed = {path.relative_to(package).as_posix(): path.read_bytes() for path in
+                 [*(package / "public").glob("*.json"), *(package / "messages").glob("*.json")] if not path.name.startswith("core.")}
+    run = "run: python -c 'from autograder import kit; kit.write_public()'"
+    assert committed.keys() == built.keys(), run
+    assert all(_within_an_ulp(json.loads(committed[n]), json.loads(built[n])) for n in built if n.startswith("public/")), run
+    assert all(committed[n] == built[n] for n in built if n.startswith("messages/")), run
     assert (kit.KIT / "rnnkit" / "data" / "sequence-v1.json").read_bytes() == (REPO_ROOT / "data" / "part-iii" / "sequence-v1.json").read_bytes()
 
 

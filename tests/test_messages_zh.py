@@ -28,7 +28,9 @@ _PYTHON_NAMES = set(keyword.kwlist) | set(dir(builtins))
 
 
 def _load(path: Path) -> dict[str, str]:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """The messages of one file; a Chinese file's translations of the public cases' labels
+    (`label.<English label>`, which have no English twin) are tests/test_case_labels_zh.py's."""
+    return {key: value for key, value in json.loads(path.read_text(encoding="utf-8")).items() if not key.startswith("label.")}
 
 
 def _chinese(path: Path) -> Path:

@@ -14,7 +14,7 @@ from rnnkit.checking import Case, StudentFailure
 
 from autograder import probes
 
-import solutions.ch12_boundaries as solution
+from autograder.assignments.ch12_boundaries import solution
 
 
 def runner(fn):

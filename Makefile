@@ -25,7 +25,7 @@ demo: $(STAMP)
 	$(BIN)/python -m autograder demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope  # two workers; the tests of one graded class on one of them (tests/conftest.py)
 
 clean:
 	rm -rf $(VENV) demo-course .pytest_cache

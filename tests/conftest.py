@@ -2,7 +2,10 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -65,3 +68,52 @@ def repository_messages():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+#: The costliest session fixtures: a test that needs one of them (directly or through another
+#: fixture) goes to its group, whatever else it uses.
+GRADED = ("graded_class", "graded_class_zh")
+#: Where the workers of pytest-xdist leave each test's group for the scheduler (set by the controller).
+GROUPS = "RNN_COURSE_TEST_GROUPS"
+
+
+def _group(item) -> str:
+    """The test's group: a session fixture's name (the graded classes first), else the module of a
+    module fixture, else the test alone."""
+    shared = [definition for definitions in item._fixtureinfo.name2fixturedefs.values() for definition in definitions
+              if definition.scope in ("session", "module") and definition.baseid.startswith("tests")]
+    session = [*(name for name in GRADED if name in item.fixturenames), *sorted(d.argname for d in shared if d.scope == "session")]
+    return session[0] if session else item.module.__name__ if shared else item.nodeid
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput") and config.pluginmanager.hasplugin("xdist"):
+        os.environ[GROUPS] = str(Path(tempfile.mkdtemp(prefix="rnn-course-test-groups-")))
+
+
+def pytest_collection_modifyitems(config, items):
+    if hasattr(config, "workerinput") and os.environ.get(GROUPS):
+        path = Path(os.environ[GROUPS]) / f"{config.workerinput['workerid']}.json"
+        path.write_text(json.dumps({item.nodeid: _group(item) for item in items}), encoding="utf-8")
+
+
+def pytest_unconfigure(config):
+    if not hasattr(config, "workerinput") and os.environ.get(GROUPS):
+        shutil.rmtree(os.environ.pop(GROUPS), ignore_errors=True)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's
+def pytest_xdist_make_scheduler(config, log):
+    """`make test` runs `-n 2 --dist loadscope`: the tests that share a costly fixture of this suite
+    go to one worker, so that it is built once (the graded classes, the served class, a module's
+    clean virtual environment); every other test is scheduled alone."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedFixtureScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if not hasattr(self, "_groups"):
+                self._groups = {k: v for path in Path(os.environ[GROUPS]).glob("*.json")
+                                for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+            return self._groups.get(nodeid, nodeid)
+
+    return SharedFixtureScheduling(config, log)

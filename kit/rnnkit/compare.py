@@ -25,7 +25,7 @@ import numbers
 from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any
 
 import numpy as np
@@ -59,6 +59,7 @@ class Verdict:
         """The sentence of a wrong value's relation to the expected one ("exactly twice", "sign
         flipped", ...), or ""."""
         found = (self.fields or {}).get("relation")
+        found = found() if callable(found) else found  # worked out only when a message needs it
         return messages.text(found[0], factor=found[1]) if found else ""
 
 
@@ -242,7 +243,7 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
         return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
     relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
     wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref),  # noqa: E731
-                                                               relation=relation(value, target, relative)))
+                                                               relation=partial(relation, value, target, relative)))
     if is_exact(got):
         value = as_fraction(got)
         if rational and rtol is None:

@@ -20,7 +20,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 from rnnkit import messages
-from rnnkit.helpers import fresh
+from rnnkit.helpers import pristine
 
 from .solution_source import function_sources, strip_markers
 
@@ -84,7 +84,7 @@ class Mistake:
         namespace = _namespace(self)
         for name, fn in namespace.items():
             if inspect.isfunction(fn) and any(isinstance(v, (dict, list, set)) for v in (fn.__defaults__ or ())):
-                namespace[name] = fresh(fn)
+                namespace[name] = pristine(fn)
         return namespace
 
 

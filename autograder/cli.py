@@ -11,15 +11,9 @@ import sys
 import time
 from pathlib import Path
 
-# jsonschema (through nbformat) registers its "iri" format checker only where rfc3987_syntax
-# imports, and that import builds about forty grammars (1.2 s of every command's start-up). No
-# schema this command validates (nbformat's, nbgrader's cell metadata) has an "iri" format: leave it
-# out in this process. Set before any import of jsonschema.
-sys.modules.setdefault("rfc3987_syntax", None)
-
-from . import config  # noqa: E402
-from .labels import label  # noqa: E402
-from .layout import Course, CourseNotFound  # noqa: E402
+from . import config
+from .labels import label
+from .layout import Course, CourseNotFound
 
 
 def _names(args, root: Path) -> list[str]:
@@ -39,7 +33,7 @@ def _autograde(args, root: Path) -> int:
         from . import sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
 
         sandbox.prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
-    from . import course, report
+    from . import classdata, course, report
     from .execute import SandboxUnavailable
 
     try:
@@ -54,7 +48,7 @@ def _autograde(args, root: Path) -> int:
         else:
             print(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log), file=sys.stderr)
     graded = {(o.student, o.assignment) for o in outcomes if o.ok}
-    rows = [row for row in report.collect(root) if (row.student, row.assignment) in graded]
+    rows = [row for row in classdata.collect(root) if (row.student, row.assignment) in graded]
     if rows:
         print(report.score_table(rows))
     if outcomes:
@@ -66,7 +60,7 @@ def _autograde(args, root: Path) -> int:
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
-    from . import course, exports, report, sample
+    from . import classdata, course, exports, report, sample
 
     start = time.perf_counter()
     demo = Course(root).start_course(Course(root).demo).root
@@ -80,7 +74,7 @@ def _demo(args, root: Path) -> int:
     status = _autograde(args, demo)
     course.feedback(demo, names)
     sheets = exports.export(demo)
-    data = report.load(demo)
+    data = classdata.load(demo)
     html = report.write_html(data, Course(demo).reports / "class-report.html")
     print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo)))
     print(label("cli.demo_finished", seconds=f"{time.perf_counter() - start:.1f}"))
@@ -137,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return _autograde(args, root)
     import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
 
-    from . import course, exports, kit, report
+    from . import classdata, course, exports, kit, report
 
     if args.command == "release":
         try:
@@ -157,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         except exports.UnknownStudent as error:
             raise SystemExit(str(error)) from None
     elif args.command == "report":
-        data = report.load(root)
+        data = classdata.load(root)
         print(report.score_table(data.rows))
         print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
     elif args.command == "kit":

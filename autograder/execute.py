@@ -30,7 +30,7 @@ from .attempts import Attempt, cells_digest, read_secret
 from .build import SUMMARY
 from .checks import grade
 from .result import RESULT_KEY, GradeResult
-from .sandbox import Budget, Limits, Session, zygote
+from .sandbox import Budget, Limits, Session, zygote_channel
 from .settings import Settings
 
 
@@ -69,7 +69,7 @@ class TrustedExecute(NbGraderPreprocessor):
         spec = get(resources["nbgrader"]["assignment"])
         attempt = self._attempt(nb, resources)
         checks = {check.name for check in spec.checks if check.graded}
-        self.log.info("sandbox: %s", isolation_in_force(zygote().isolation, self.unsandboxed))
+        self.log.info("sandbox: %s", isolation_in_force(zygote_channel().isolation, self.unsandboxed))
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])

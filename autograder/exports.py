@@ -74,7 +74,8 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     question_stats.csv: one row per graded cell across the class. Headers are in the course
     language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes; values
     (ids, numbers, yes/no) are the same in every language."""
-    from .report import load, question_stats
+    from .classdata import load
+    from .stats import question_stats
 
     course = Course(Path(root))
     data = load(course.root, students)

@@ -14,7 +14,7 @@ Every factory is built from small accessors so that any assignment can reuse it:
 * a *view* `view(output) -> list[Point]` lists an output as labelled points in time order
   (`steps_view`, `sequences_view`, `segments_view`, `batch_view`, `columns_view` cover arrays of
   states; write your own for dicts);
-* a perturbation builds a new `Case` from the graded one (`fresh` gives replacement values that
+* a perturbation builds a new `Case` from the graded one (`replacement_values` gives replacement values that
   depend only on a seed, so a probe is deterministic);
 * `message` is the id of the sentence; its fields are listed at each factory.
 """
@@ -150,7 +150,7 @@ def value_view(label: str) -> View:
     return lambda output: [Point(0, label, output)]
 
 
-def fresh(shape: tuple[int, ...], seed: int, low: float = -1.5, high: float = 1.5) -> np.ndarray:
+def replacement_values(shape: tuple[int, ...], seed: int, low: float = -1.5, high: float = 1.5) -> np.ndarray:
     """Replacement inputs that depend only on `seed` (probes are deterministic)."""
     return np.random.default_rng(seed).uniform(low, high, size=shape)
 

@@ -1,9 +1,5 @@
-"""The class as graded: scores and named misconceptions per student and check, the statistics the
-exports and the class report share, and the HTML class report.
-
-Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
-submissions and scores, and the result the grader stores with each grade cell
-(`autograder.result.GradeResult`) for the misconceptions it named. Printed feedback is never parsed.
+"""The class report (one self-contained HTML page) and the score table the CLI prints, from
+`autograder.classdata.ClassData` and `autograder.stats`.
 
 Every word of the report and the score table is a label (`autograder.labels`) in the course language
 (`COURSE_LANG`); the plots hold no words (numbers, ids, assignment names, "#"), so they draw with any
@@ -14,295 +10,16 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-import nbformat
-from rnnkit import messages
-from rnnkit.checking import FLOAT_WHERE_EXACT
 from rnnkit.messages import _columns
 
-from . import config
-from .assignments import ALL
+from .classdata import EPS, ClassData, Row
 from .labels import fill, label, template
-from .layout import Course
-from .result import CaseOutcome, GradeResult
-
-#: Scores within this of full marks (or of zero) count as full marks (or zero).
-EPS = 1e-9
-
-
-@dataclass
-class Row:
-    """One graded cell of one student's submission."""
-
-    student: str
-    assignment: str
-    grade_id: str
-    score: float
-    max_score: float
-    misconceptions: list[str] = field(default_factory=list)
-    cases: list[CaseOutcome] = field(default_factory=list)
-    #: a written answer (or a refused submission's cell) no TA has graded yet
-    needs_manual: bool = False
-    #: the check's function was still the stub
-    not_started: bool = False
-
-    @property
-    def lost(self) -> float:
-        return max(0.0, self.max_score - self.score)
-
-
-@dataclass(frozen=True)
-class Student:
-    """A student of the gradebook (names and email as nbgrader holds them, often empty)."""
-
-    id: str
-    first_name: str = ""
-    last_name: str = ""
-    email: str = ""
-
-    @property
-    def display(self) -> str:
-        """"Last, First" when the gradebook has a name, else the student id."""
-        name = ", ".join(part for part in (self.last_name, self.first_name) if part)
-        return name or self.id
-
-
-@dataclass(frozen=True)
-class Submission:
-    """One student's graded submission of one assignment (nbgrader's SubmittedAssignment)."""
-
-    student: str
-    assignment: str
-    raw_score: float
-    penalty: float
-    max_score: float
-    timestamp: str = ""
-
-    @property
-    def score(self) -> float:
-        """The score after the late penalty, as nbgrader's export computes it."""
-        return max(0.0, self.raw_score - self.penalty)
-
-
-@dataclass
-class ClassData:
-    """The class as the gradebook and the graded notebooks hold it."""
-
-    course_id: str
-    assignments: list[str]
-    max_scores: dict[str, float]
-    duedates: dict[str, str]
-    questions: dict[str, list[tuple[str, float]]]
-    students: list[Student]
-    submissions: dict[tuple[str, str], Submission]
-    rows: list[Row]
-
-    def submitted(self, assignment: str, student: str) -> bool:
-        return (assignment, student) in self.submissions
-
-    def missing(self, assignment: str) -> list[str]:
-        """Students of the gradebook with no graded submission of `assignment`."""
-        return [s.id for s in self.students if (assignment, s.id) not in self.submissions]
-
-    def rows_of(self, assignment: str) -> list[Row]:
-        return [row for row in self.rows if row.assignment == assignment]
-
-    def total(self, student: str) -> float:
-        return sum(sub.score for (a, s), sub in self.submissions.items() if s == student)
-
-    @property
-    def max_total(self) -> float:
-        return sum(self.max_scores.get(a, 0.0) for a in self.assignments)
-
-
-def results_in(notebook_path: Path) -> dict[str, GradeResult]:
-    """grade id -> the result the grader stored with that grade cell (`autograder.result`)."""
-    found: dict[str, GradeResult] = {}
-    with open(notebook_path, encoding="utf-8") as handle:  # plain JSON: no schema validation for each of a class's notebooks
-        cells = json.load(handle).get("cells", [])
-    for cell in cells:
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if not meta.get("grade") or cell.get("cell_type") != "code":
-            continue
-        result = GradeResult.in_outputs(cell.get("outputs", []))
-        if result is not None:
-            found[meta.get("grade_id")] = result
-    return found
-
-
-def _grade_ids_in_order(course: Course, assignment: str) -> list[str]:
-    """The grade cells of an assignment in notebook order (source notebook, else the release)."""
-    for folder in (course.source(assignment), course.release(assignment)):
-        path = course.notebook(folder, assignment)
-        if path.is_file():
-            cells = nbformat.read(path, as_version=4).cells
-            return [c.metadata["nbgrader"]["grade_id"] for c in cells if c.metadata.get("nbgrader", {}).get("grade")]
-    return []
-
-
-def _text(value) -> str:
-    return "" if value is None else str(value)
-
-
-def load(root: Path, students: list[str] | None = None) -> ClassData:
-    """The class from the gradebook of course root `root`, with the misconceptions the grader named.
-
-    Assignments come in course_config.py order (then any other the gradebook knows); students,
-    submissions and graded cells are sorted. `students` limits the data to those student ids."""
-    from nbgrader.api import BaseCell, Grade, Gradebook, Notebook, SubmittedAssignment, SubmittedNotebook
-
-    course = Course(Path(root))
-    settings = config.load(course.root)
-    wanted = set(students) if students else None
-    order = list(settings.ASSIGNMENTS)
-    data = ClassData(settings.COURSE_ID, [], {}, {}, {}, [], {}, [])
-    with Gradebook(config.database_url(course.root, settings)) as gradebook:
-        known = {assignment.name: assignment for assignment in gradebook.assignments}
-        data.assignments = [a for a in order if a in known] + sorted(a for a in known if a not in order)
-        data.students = sorted((Student(s.id, _text(s.first_name), _text(s.last_name), _text(s.email))
-                                for s in gradebook.students if wanted is None or s.id in wanted), key=lambda s: s.id)
-        for name in data.assignments:
-            assignment = known[name]
-            data.max_scores[name] = float(assignment.max_score or 0.0)
-            data.duedates[name] = _text(assignment.duedate)
-            cells = {cell.name: float(cell.max_score or 0.0) for notebook in assignment.notebooks for cell in notebook.grade_cells}
-            ordered = [g for g in _grade_ids_in_order(course, name) if g in cells]
-            data.questions[name] = [(g, cells[g]) for g in ordered + [g for g in cells if g not in ordered]]
-            position = {g: i for i, (g, _) in enumerate(data.questions[name])}
-            submissions = (gradebook.db.query(SubmittedAssignment.student_id, SubmittedAssignment.score,
-                                              SubmittedAssignment.late_submission_penalty, SubmittedAssignment.timestamp)
-                           .filter(SubmittedAssignment.assignment_id == assignment.id).all())
-            for student, score, penalty, timestamp in submissions:
-                if wanted is None or student in wanted:
-                    data.submissions[(name, student)] = Submission(student, name, float(score or 0.0), float(penalty or 0.0),
-                                                                   data.max_scores[name], _text(timestamp))
-            grades = defaultdict(list)
-            for student, notebook, grade_id, score, maximum, manual in (
-                    gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
-                                       Grade.needs_manual_grade)
-                    .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
-                    .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
-                    .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
-                    .join(BaseCell, Grade.cell_id == BaseCell.id)
-                    .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
-                if (name, student) in data.submissions:
-                    grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0), bool(manual)))
-            for student in sorted(grades):
-                results = {}
-                for notebook in sorted({entry[0] for entry in grades[student]}):
-                    path = course.autograded(student, name) / f"{notebook}.ipynb"
-                    results[notebook] = results_in(path) if path.is_file() else {}
-                rows = []
-                for notebook, grade_id, score, maximum, manual in grades[student]:
-                    result = results[notebook].get(grade_id) or GradeResult(grade_id, score, maximum)
-                    rows.append(Row(student, name, grade_id, score, maximum, list(result.misconceptions), list(result.cases),
-                                    manual, result.not_started))
-                rows.sort(key=lambda row: position.get(row.grade_id, len(position)))
-                data.rows += rows
-    data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
-    return data
-
-
-def collect(root: Path) -> list[Row]:
-    """Every graded cell in the gradebook, with the misconceptions the grader named."""
-    return load(root).rows
-
-
-# ---------------------------------------------------------------------------------------------
-# Statistics shared by the exports and the report
-
-
-@dataclass(frozen=True)
-class QuestionStats:
-    """One graded cell across the class."""
-
-    assignment: str
-    grade_id: str
-    max_score: float
-    submissions: int
-    mean: float
-    full_marks: int
-    zeros: int
-    lost: float
-    #: points lost on this check by submissions that worked on it where no catalogued misconception
-    #: was named
-    lost_uncatalogued: float
-    #: the students who lost them
-    uncatalogued: tuple[str, ...]
-    #: points lost on this check by submissions whose function is still the stub
-    lost_not_started: float
-    #: the students who did not start it
-    not_started: tuple[str, ...]
-
-    @property
-    def full_share(self) -> float:
-        return self.full_marks / self.submissions if self.submissions else 0.0
-
-
-def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
-    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the
-    catalogue, kept apart from those lost on a check not started (a stub)."""
-    by_question: dict[str, list[Row]] = defaultdict(list)
-    for row in data.rows_of(assignment):
-        by_question[row.grade_id].append(row)
-    stats = []
-    for grade_id, maximum in data.questions.get(assignment, []):
-        rows = by_question.get(grade_id, [])
-        outside = [row for row in rows if row.lost > EPS and not row.misconceptions and not row.not_started]
-        idle = [row for row in rows if row.not_started]
-        stats.append(QuestionStats(
-            assignment, grade_id, maximum, len(rows),
-            sum(row.score for row in rows) / len(rows) if rows else 0.0,
-            sum(1 for row in rows if row.score >= row.max_score - EPS and row.max_score > 0),
-            sum(1 for row in rows if row.score <= EPS),
-            sum(row.lost for row in rows),
-            sum(row.lost for row in outside),
-            tuple(sorted(row.student for row in outside)),
-            sum(row.lost for row in idle),
-            tuple(sorted(row.student for row in idle)),
-        ))
-    return stats
-
-
-@dataclass(frozen=True)
-class MisconceptionStats:
-    """One catalogued misconception as the class showed it."""
-
-    id: str
-    text: str
-    students: tuple[str, ...]
-    checks: tuple[tuple[str, int], ...]  # (grade id, students), in notebook order
-
-
-def _texts(assignment: str) -> dict[str, str]:
-    """Misconception id -> its explanation in the course language: the assignment's catalogue, and
-    the kit's own diagnosis of a float where an exact value is due."""
-    own = {FLOAT_WHERE_EXACT: messages.text(f"mistake.{FLOAT_WHERE_EXACT}")}
-    spec = ALL.get(assignment)  # a gradebook may hold an assignment the course no longer has
-    return {**own, **{entry.id: entry.text for entry in spec.mistakes()}} if spec else own
-
-
-def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionStats]:
-    """The misconceptions named in `assignment`, most students first, each with its explanation once."""
-    students: dict[str, set[str]] = defaultdict(set)
-    per_check: dict[str, Counter] = defaultdict(Counter)
-    for row in data.rows_of(assignment):
-        for name in dict.fromkeys(row.misconceptions):
-            students[name].add(row.student)
-            per_check[name][row.grade_id] += 1
-    order = {g: i for i, (g, _) in enumerate(data.questions.get(assignment, []))}
-    texts = _texts(assignment)
-    found = [MisconceptionStats(name, texts.get(name, ""), tuple(sorted(who)),
-                                tuple(sorted(per_check[name].items(), key=lambda item: order.get(item[0], len(order)))))
-             for name, who in students.items()]
-    return sorted(found, key=lambda m: (-len(m.students), m.id))
-
+from .stats import MisconceptionStats, misconception_stats, question_stats
 
 def _pad(text: str, width: int, right: bool = False) -> str:
     """`text` padded with spaces to `width` columns (a CJK character takes two)."""
@@ -566,21 +283,6 @@ def _student_table(data: ClassData) -> list[str]:
     return parts
 
 
-def _from_rows(rows: list[Row]) -> ClassData:
-    """Class data from graded cells alone (no roster: nobody counts as not submitted)."""
-    assignments = sorted({row.assignment for row in rows})
-    questions: dict[str, dict[str, float]] = defaultdict(dict)
-    submissions: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for row in rows:
-        questions[row.assignment].setdefault(row.grade_id, row.max_score)
-        submissions[(row.assignment, row.student)][0] += row.score
-        submissions[(row.assignment, row.student)][1] += row.max_score
-    return ClassData(
-        "", assignments, {a: sum(questions[a].values()) for a in assignments}, {a: "" for a in assignments},
-        {a: list(questions[a].items()) for a in assignments}, [Student(s) for s in sorted({row.student for row in rows})],
-        {key: Submission(key[1], key[0], score, 0.0, maximum) for key, (score, maximum) in submissions.items()}, list(rows))
-
-
 def render(data: ClassData, generated: datetime | None = None) -> str:
     """The class report as one self-contained HTML page, in the course language."""
     generated = generated or datetime.now().astimezone()
@@ -613,7 +315,7 @@ def write_html(data: ClassData | list[Row], path: Path, generated: datetime | No
     """Write the class report to `path`: per assignment the score distribution, a per-question table
     and the misconceptions with the students named; then the student x assignment table."""
     if not isinstance(data, ClassData):
-        data = _from_rows(list(data))
+        data = ClassData.from_rows(list(data))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(render(data, generated), encoding="utf-8")

@@ -226,7 +226,7 @@ _ZYGOTES: dict[int, Channel] = {}
 _SHARED: list[Zygote] = []
 
 
-def zygote() -> Channel:
+def zygote_channel() -> Channel:
     """This process's line to a zygote: started on first use, or adopted from the one its parent
     started for its workers with `prestart`."""
     found = _ZYGOTES.get(os.getpid())
@@ -322,8 +322,8 @@ class Runner:
         fields.setdefault("seconds", timeout)
         raise StudentFailure(failure, **fields)
 
-    def fresh(self, name: str) -> str:
-        handle = self.request({"op": "fresh", "name": name}, 10 + GRACE).get("handle")
+    def pristine(self, name: str) -> str:
+        handle = self.request({"op": "pristine", "name": name}, 10 + GRACE).get("handle")
         if not isinstance(handle, str):
             raise RunnerDied("no handle")
         return handle
@@ -362,7 +362,7 @@ class Session:
     submission's `budget` of runner time and restarts."""
 
     def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float, budget: Budget | None = None):
-        self.zygote = zygote()
+        self.zygote = zygote_channel()
         self.limits, self.cell_timeout = limits, cell_timeout
         self.budget = budget or Budget()
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
@@ -486,7 +486,7 @@ class RemoteFunction:
     def __call__(self, *args, **kwargs) -> Any:
         return self._guard(lambda runner: runner.call(self.handle or self.name, args, kwargs, self.timeout, self.copies))
 
-    def fresh(self) -> "RemoteFunction":
-        """A copy with pristine default values, made in the runner (see `rnnkit.helpers.fresh`)."""
-        handle = self._guard(lambda runner: runner.fresh(self.handle or self.name))
+    def pristine(self) -> "RemoteFunction":
+        """A copy with pristine default values, made in the runner (see `rnnkit.helpers.pristine`)."""
+        handle = self._guard(lambda runner: runner.pristine(self.handle or self.name))
         return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin, self.copies)

@@ -1,6 +1,8 @@
-"""Between the SymPy engines and the kit: inputs as SymPy numbers, references as the kit compares them."""
+"""The exact-number helpers: inputs as SymPy numbers, SymPy rationals as Fractions and as the book's
+decimals, and references as the kit compares them."""
 from __future__ import annotations
 
+from decimal import Decimal, localcontext
 from fractions import Fraction
 from typing import Any
 
@@ -22,6 +24,29 @@ def to_sympy(value: Any) -> sp.Expr:
     raise TypeError(f"not a numeric value: {value!r}")
 
 
+def exact_double(value: Any) -> sp.Expr:
+    """A float as the exact Rational of the double; Fractions, ints and SymPy numbers as `to_sympy`."""
+    if isinstance(value, (float, np.floating)):
+        return sp.Rational(float(value))
+    return to_sympy(value)
+
+
+def to_fraction(value: Any) -> Fraction:
+    """A SymPy Rational (or what `sp.Rational` takes: an int, a Fraction, "3/4") as a Fraction."""
+    value = sp.Rational(value)
+    return Fraction(int(value.p), int(value.q))
+
+
+def decimal_text(value: Any) -> str:
+    """A rational with a finite decimal expansion (a denominator of 2^a 5^b) as the book prints it:
+    1.125, 0.00390625."""
+    value = sp.Rational(value)
+    with localcontext() as context:
+        context.prec = 60
+        text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
 def public_value(ref: Any) -> Any:
     """A SymPy reference as the kit compares it: rationals as Fraction, anything else as a `Real`
     of DIGITS digits; containers and object arrays element by element."""
@@ -41,7 +66,7 @@ def public_value(ref: Any) -> Any:
     if isinstance(ref, (int, np.integer)):
         return int(ref)
     if isinstance(ref, sp.Basic) and ref.is_Rational:
-        return Fraction(int(ref.p), int(ref.q))
+        return to_fraction(ref)
     if isinstance(ref, (float, np.floating)):
         return Real(str(sp.Float(ref, DIGITS)))
     if isinstance(ref, sp.Basic):

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.assignments import get  # noqa: E402
-from autograder import report  # noqa: E402
+from autograder import classdata  # noqa: E402
 from autograder.course import BIN, nbgrader_env, release  # noqa: E402
 from autograder.submissions import filled, write_submission  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
@@ -55,11 +55,11 @@ PHASES = {
     "interpreter": "pass",
     "imports (nbgrader, SymPy, the assignments)": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments",
     "sandbox zygote up": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                         "from autograder import sandbox; sandbox.zygote().isolation",
+                         "from autograder import sandbox; sandbox.zygote_channel().isolation",
     "references and catalogue": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                                "from autograder import sandbox, course; sandbox.zygote().isolation; course.prepare([{a!r}])",
+                                "from autograder import sandbox, course; sandbox.zygote_channel().isolation; course.prepare([{a!r}])",
     "nbgrader app and gradebook": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                                  "from autograder import sandbox, course; sandbox.zygote().isolation; course.prepare([{a!r}]);"
+                                  "from autograder import sandbox, course; sandbox.zygote_channel().isolation; course.prepare([{a!r}]);"
                                   "course._api({root!r}, False).gradebook.__enter__().students",
 }
 
@@ -96,7 +96,7 @@ def project_command(assignment: str, *extra: str) -> list[str]:
 
 
 def grades(root: Path) -> dict:
-    return {(row.student, row.grade_id): row.score for row in report.load(root).rows}
+    return {(row.student, row.grade_id): row.score for row in classdata.load(root).rows}
 
 
 def fit(sizes: list[int], seconds: list[float]) -> tuple[float, float]:

@@ -21,7 +21,7 @@ from pathlib import Path
 from rnnkit import messages
 
 from autograder.assignments import get
-from autograder import report
+from autograder import classdata
 from autograder.course import Outcome, autograde, release
 from autograder.submissions import filled, write_submission
 
@@ -66,7 +66,7 @@ class GradedClass:
     table: dict = field(default_factory=dict)
 
     def rows(self, assignment: str, student: str) -> dict:
-        """grade id -> report.Row of one submission."""
+        """grade id -> classdata.Row of one submission."""
         return self.table[(assignment, student)]
 
 
@@ -93,7 +93,7 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
     outcomes = autograde(root, assignments, workers=workers)
     graded = GradedClass(root, outcomes, kinds, before, fingerprint(root), time.perf_counter() - start)
     table = defaultdict(dict)
-    for row in report.collect(root):
+    for row in classdata.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row
     graded.table = table
     return graded
@@ -120,6 +120,6 @@ def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> Grad
     start = time.perf_counter()
     run("autograde", "--workers", str(workers))
     graded = GradedClass(root, [], {}, {}, {}, time.perf_counter() - start)
-    for row in report.collect(root):
+    for row in classdata.collect(root):
         graded.table.setdefault((row.assignment, row.student), {})[row.grade_id] = row
     return graded

@@ -6,7 +6,7 @@ import textwrap
 import pytest
 from rnnkit import messages
 
-from autograder import report
+from autograder import classdata
 from autograder.assignments import ALL
 from autograder.course import autograde, release
 from autograder.spec import Assignment
@@ -101,7 +101,7 @@ def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp
     write_submission(root, "mutant", "toy", filled(notebook, spec, entry))
     outcomes = autograde(root, ["toy"], workers=1)
     assert all(o.ok for o in outcomes), [o.log for o in outcomes]
-    rows = {row.student: row for row in report.collect(root)}
+    rows = {row.student: row for row in classdata.collect(root)}
     assert (rows["reference"].score, rows["reference"].max_score) == (2, 2)
     assert rows["stub"].score == 0
     assert rows["mutant"].score < 2 and rows["mutant"].misconceptions == ["added_instead"]

@@ -19,7 +19,7 @@ import pytest
 from nbconvert import HTMLExporter
 from nbgrader.api import Gradebook
 
-from autograder import build, config, report
+from autograder import build, classdata, config, report
 from autograder.assignments import get
 from autograder.course import feedback
 from autograder.exports import export
@@ -261,7 +261,7 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     assert (wide[A], wide["total"]) == (f"{total:.2f}",) * 2, wide
     assert (cell["score"], cell["max_score"]) == (f"{score:.2f}", f"{before.max_score:.2f}"), cell
 
-    data = report.load(root)
+    data = classdata.load(root)
     assert data.submissions[(A, TA_STUDENT)].score == pytest.approx(total)
     html_text = report.write_html(data, tmp_path / "report.html").read_text(encoding="utf-8")
     row = re.search(rf'<tr><td class="id">{re.escape(TA_STUDENT)}</td>(.*?)</tr>', html_text)

@@ -15,7 +15,7 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib._pylab_helpers import Gcf  # noqa: E402
 
-from rnnkit.cells import MAX_OUTPUTS, CellRunner  # noqa: E402
+from rnnkit.cells import MAX_OUTPUTS, MAX_TRACEBACK_FRAMES, CellRunner  # noqa: E402
 
 KIT = Path(__file__).resolve().parents[1] / "kit"
 
@@ -339,10 +339,13 @@ def test_fresh_process_construction_is_cheap_and_writes_no_profile(tmp_path):
     assert not list(tmp_path.glob("rnnkit-ipython*"))
 
 
-def test_runaway_recursion_is_reported_quickly(runner):
+def test_runaway_recursion_is_reported_with_its_middle_frames_left_out(runner):
+    """About 3000 frames deep, the traceback keeps MAX_TRACEBACK_FRAMES of them, so it is formatted
+    (and read) in moments rather than minutes; the time bound only guards against a hang."""
     started = time.perf_counter()
     outputs = runner.run("def deeper(n):\n    return deeper(n + 1)\ndeeper(0)")
-    assert time.perf_counter() - started < 3
+    assert time.perf_counter() - started < 30
     error = of_type(outputs, "error")[0]
     assert error["ename"] == "RecursionError"
-    assert "return deeper(n + 1)" in "\n".join(error["traceback"])
+    traceback = "\n".join(error["traceback"])
+    assert 1 <= traceback.count("return deeper(n + 1)") <= MAX_TRACEBACK_FRAMES

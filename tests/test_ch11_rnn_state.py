@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from rnnkit import messages
 from rnnkit.compare import compare
-from rnnkit.helpers import CALLS, fresh
+from rnnkit.helpers import CALLS, pristine
 
 from autograder.assignments.ch11_rnn_state import solution
 from autograder import build, config
@@ -145,7 +145,7 @@ def test_state_carried_mistake_is_deterministic_and_shows_only_after_a_warm_up()
     first, second = (call(check, entry.namespace()["run_rnn"], case) for _ in range(2))
     assert compare(first, second).ok
     # a fresh copy called once (no warm-up) is right: only carrying the state between calls is wrong
-    alone = fresh(entry.namespace()["run_rnn"])(*case.args)
+    alone = pristine(entry.namespace()["run_rnn"])(*case.args)
     assert compare(alone, check.expected(case)).ok
     assert not compare(first, check.expected(case)).ok
 

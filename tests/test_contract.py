@@ -1,11 +1,15 @@
-"""The shared contract of every assignment, through real nbgrader on the one graded class: the
-reference earns full marks, the untouched stub zero, each catalogued mistake loses points on its own
-check (and only on the checks it can reach) and is named there, and the release holds no solution,
-no hidden test and nothing of the grader."""
+"""The shared contract of every assignment, proved once here, through real nbgrader on the shared
+graded classes of both languages (tests/conftest.py: `graded_class`, and `graded_class_zh` whose
+course speaks Chinese): the reference earns full marks, the untouched stub zero, each catalogued
+mistake loses points on its own check (and only on the checks it can reach) and is named there, in
+the course's language; and the release holds no solution, no hidden test and nothing of the grader.
+Its fast twin, in-process and without nbgrader, is tests/test_catalogue.py."""
 import json
+import re
 
 import nbformat
 import pytest
+from rnnkit import messages
 
 from autograder import build
 from autograder.assignments import get
@@ -14,28 +18,69 @@ from .conftest import ASSIGNMENTS, REPO
 
 pytestmark = pytest.mark.nbgrader
 
+GRADED_MISTAKES = [(a, m.id) for a in ASSIGNMENTS for m in get(a).mistakes() if get(a).check(m.function).graded]
 
-@pytest.mark.parametrize("assignment", ASSIGNMENTS)
-def test_the_reference_earns_full_marks_and_the_stub_zero(graded_class, assignment):
-    """Full marks on every autograded cell; the written answers wait for a TA, worth their points."""
-    reference, stub = graded_class.rows(assignment, "reference"), graded_class.rows(assignment, "stub")
+
+def _flat(text: str) -> str:
+    """Text without whitespace (wrapping may break a line at a space or between CJK characters)."""
+    return re.sub(r"\s+", "", text)
+
+
+def _grade_texts(graded, assignment: str, student: str) -> dict[str, str]:
+    """grade id -> what the grader printed in that cell of the autograded notebook."""
+    notebook = nbformat.read(graded.root / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
+    return {cell.metadata.nbgrader.grade_id: "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+            for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id")}
+
+
+def _full_marks_and_zero(graded, assignment: str, lang: str, monkeypatch) -> None:
+    """Full marks on every autograded cell; the written answers wait for a TA, worth their points; the
+    stub's every check says, in `lang`, that it is still the stub."""
+    reference, stub = graded.rows(assignment, "reference"), graded.rows(assignment, "stub")
     written = {answer.name: answer.points for answer in get(assignment).written}
     auto = {name: row for name, row in reference.items() if name not in written}
     assert auto and all(row.score == row.max_score and not row.needs_manual for row in auto.values()), {k: r.score for k, r in auto.items()}
     assert {name: (row.max_score, row.needs_manual) for name, row in reference.items() if name in written} == \
         {name: (points, True) for name, points in written.items()}
     assert set(stub) == set(reference) and all(row.score == 0 for row in stub.values())
+    monkeypatch.setenv("COURSE_LANG", lang)
+    texts = _grade_texts(graded, assignment, "stub")
+    for name in auto:
+        assert _flat(messages.text("check.not_implemented", name=name)) in _flat(texts[name]), name
+    assert messages.text("notebook.summary", right=0, total=len(auto)) in texts[build.SUMMARY]
 
 
-@pytest.mark.parametrize("assignment, mistake", [(a, m.id) for a in ASSIGNMENTS for m in get(a).mistakes() if get(a).check(m.function).graded])
-def test_each_mistake_loses_points_on_its_check_only_and_is_named(graded_class, assignment, mistake):
+def _caught_on_its_check_only(graded, assignment: str, mistake: str, lang: str, monkeypatch) -> None:
+    """The mistake's own check loses points and names it, in `lang`; no check it cannot reach loses any."""
     entry = next(m for m in get(assignment).mistakes() if m.id == mistake)
-    rows = graded_class.rows(assignment, mistake)
+    rows = graded.rows(assignment, mistake)
     own = rows[entry.function]
     assert own.score < own.max_score
     assert mistake in own.misconceptions, own.misconceptions
     untouched = {name: row.score for name, row in rows.items() if name not in entry.checks and row.score != row.max_score and not row.needs_manual}
     assert not untouched, f"points lost outside the checks it can affect: {untouched}"
+    monkeypatch.setenv("COURSE_LANG", lang)
+    assert _flat(messages.text(f"mistake.{mistake}")) in _flat(_grade_texts(graded, assignment, mistake)[entry.function])
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_reference_earns_full_marks_and_the_stub_zero(graded_class, assignment, monkeypatch):
+    _full_marks_and_zero(graded_class, assignment, "en", monkeypatch)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_reference_earns_full_marks_and_the_stub_zero_in_chinese(graded_class_zh, assignment, monkeypatch):
+    _full_marks_and_zero(graded_class_zh, assignment, "zh", monkeypatch)
+
+
+@pytest.mark.parametrize("assignment, mistake", GRADED_MISTAKES)
+def test_each_mistake_loses_points_on_its_check_only_and_is_named(graded_class, assignment, mistake, monkeypatch):
+    _caught_on_its_check_only(graded_class, assignment, mistake, "en", monkeypatch)
+
+
+@pytest.mark.parametrize("assignment, mistake", GRADED_MISTAKES)
+def test_each_mistake_loses_points_on_its_check_only_and_is_named_in_chinese(graded_class_zh, assignment, mistake, monkeypatch):
+    _caught_on_its_check_only(graded_class_zh, assignment, mistake, "zh", monkeypatch)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -31,7 +31,7 @@ import nbformat
 import pytest
 
 from autograder.assignments import get
-from autograder import report
+from autograder import classdata
 from autograder.course import BIN, nbgrader, nbgrader_env, release
 from autograder.submissions import filled
 
@@ -256,7 +256,7 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     _ok(_run([*command, "feedback", ASSIGNMENT], cwd=root, env=nbgrader_env()))
     nbgrader(root, "release_feedback", ASSIGNMENT)
 
-    data = report.load(root)
+    data = classdata.load(root)
     rows = {row.grade_id: row for row in data.rows if row.student == STUDENT and row.assignment == ASSIGNMENT}
     assert WRITTEN in rows and rows[WRITTEN].needs_manual, "the written answer waits for a TA"
     automatic = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual}

@@ -20,10 +20,10 @@ from rnnkit import messages
 from rnnkit.messages import _FIELD
 
 from autograder.assignments import get
-from autograder import labels, report
+from autograder import classdata, labels, report, stats
 from autograder.exports import CANVAS_COLUMNS, export
 from autograder.labels import label
-from autograder.report import ClassData, Row, Student, Submission
+from autograder.classdata import ClassData, Row, Student, Submission
 from autograder.result import CaseOutcome
 
 REPO = Path(__file__).resolve().parents[1]
@@ -192,8 +192,8 @@ def test_a_missing_glyph_is_seen():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_plots_draw_every_glyph(monkeypatch, lang):
     monkeypatch.setenv("COURSE_LANG", lang)
-    found = [report.MisconceptionStats(MISTAKE, messages.text(f"mistake.{MISTAKE}"), ("ann", "bob"), (("q1", 2),)),
-             report.MisconceptionStats("other_mistake", "", ("bob",), (("q2", 1),))]
+    found = [stats.MisconceptionStats(MISTAKE, messages.text(f"mistake.{MISTAKE}"), ("ann", "bob"), (("q1", 2),)),
+             stats.MisconceptionStats("other_mistake", "", ("bob",), (("q2", 1),))]
     figures = [report.histogram_figure(ASSIGNMENT, [0.5, 2.0, 3.0, 4.0], 4.0), report.misconception_figure(ASSIGNMENT, found)]
     try:
         for figure in figures:
@@ -246,7 +246,7 @@ SHEETS = ("grades", "scores", "canvas", "questions", "question_stats")
 
 
 def test_the_sheets_have_headers_in_the_course_language_and_the_same_values(tmp_path, monkeypatch):
-    monkeypatch.setattr(report, "load", lambda root, students=None: _class())
+    monkeypatch.setattr(classdata, "load", lambda root, students=None: _class())
     written = {}
     for lang in ("en", "zh"):
         monkeypatch.setenv("COURSE_LANG", lang)

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import build, report
+from autograder import build, classdata, report
 from autograder.assignments import get
 from autograder.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
 from autograder.exports import export
@@ -55,7 +55,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
     log = result.stdout + result.stderr
     assert "sandbox: user, pid, net, mount" in log
     assert (result.returncode != 0) == bool(refused) and all(f"refused {assignment} of {student}" in log for student in refused)
-    sequential = {(row.student, row.grade_id): row.score for row in report.collect(other)}
+    sequential = {(row.student, row.grade_id): row.score for row in classdata.collect(other)}
     assert sequential == _scores(graded_class.table, assignment, students)
 
 
@@ -71,7 +71,7 @@ def test_a_dask_local_cluster_gives_the_same_grades(graded_class, tmp_path):
         shutil.copytree(graded_class.root / "submitted" / student / assignment, other / "submitted" / student / assignment)
     outcomes = autograde(other, [assignment], workers=2, dask="local")
     assert [o.student for o in outcomes if o.ok] == sorted(students)
-    on_dask = {(row.student, row.grade_id): row.score for row in report.collect(other)}
+    on_dask = {(row.student, row.grade_id): row.score for row in classdata.collect(other)}
     assert on_dask == _scores(graded_class.table, assignment, students)
 
 
@@ -130,6 +130,6 @@ def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded_class
     entry = get(ASSIGNMENTS[0]).mistakes()[0]
     named = [q for q in questions if q["student_id"] == entry.id and q["grade_id"] == entry.function]
     assert named and entry.id in named[0]["misconceptions"].split()
-    html = report.write_html(report.load(root), root / "reports" / "class.html").read_text()
+    html = report.write_html(classdata.load(root), root / "reports" / "class.html").read_text()
     assert html.count("<img") >= len(ASSIGNMENTS)
     assert all(assignment in html for assignment in ASSIGNMENTS)

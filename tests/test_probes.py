@@ -70,13 +70,13 @@ def suffix_sums(xs):
 
 def change_after(case, t):
     xs = np.array(case.args[0], dtype=float)
-    xs[t:] = probes.fresh(xs[t:].shape, t)
+    xs[t:] = probes.replacement_values(xs[t:].shape, t)
     return Case((xs,))
 
 
 def change_before(case, t):
     xs = np.array(case.args[0], dtype=float)
-    xs[:t - 1] = probes.fresh(xs[:t - 1].shape, t)
+    xs[:t - 1] = probes.replacement_values(xs[:t - 1].shape, t)
     return Case((xs,))
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, report
+from autograder import classdata, cli, report, stats
 from autograder.assignments import get
 from autograder.layout import Course
 
@@ -22,7 +22,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 @pytest.fixture(scope="module")
 def data(graded_class):
-    return report.load(graded_class.root)
+    return classdata.load(graded_class.root)
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +112,7 @@ def test_plot_axes_count_whole_students_and_points():
     figure = report.histogram_figure("a", [1.5, 2.0, 2.25], 3.0)
     axis = figure.axes[0]
     assert all(float(t).is_integer() for t in (*axis.get_xticks(), *axis.get_yticks()))
-    found = [report.MisconceptionStats("m", "text", ("s",), (("check", 1),))]
+    found = [stats.MisconceptionStats("m", "text", ("s",), (("check", 1),))]
     assert all(float(t).is_integer() for t in report.misconception_figure("a", found).axes[0].get_xticks())
 
 
@@ -155,7 +155,7 @@ def test_the_class_report_in_chinese(data, tmp_path, monkeypatch):
         section = _section(text, assignment)
         assert f"未提交 <b>{len(data.missing(assignment))}</b> 人" in section
         assert "<h3>各题统计</h3>" in section and "<h3>误区</h3>" in section
-        found = report.misconception_stats(data, assignment)  # explanations in the course language
+        found = stats.misconception_stats(data, assignment)  # explanations in the course language
         assert found, assignment
         for m in found:
             assert CJK.search(m.text) and section.count(html.escape(m.text)) == 1, m.id

@@ -1,12 +1,27 @@
-"""The course's assignments, one subpackage each: `reference` (SymPy engine), `checks` (the list
-`CHECKS`), `mistakes` (the catalogue) and `notebook.md`; its `SPEC` ties them together.
-`ALL` maps each assignment name to its spec, in release order."""
+"""The course's assignments, one folder each, found here rather than listed (see
+docs/adding-an-assignment.md): `solution.py`, `reference.py` (SymPy engine), `checks.py` (the list
+`CHECKS`), `mistakes.py` (the catalogue), `notebook.md` with `notebook.zh.md`, and the messages; the
+folder's `SPEC` ties them together. `ALL` maps each assignment name to its spec, by name; a course
+releases those of its `course_config.ASSIGNMENTS`, in that order."""
 from __future__ import annotations
 
-from ..spec import Assignment
-from . import ch11_rnn_state, ch12_boundaries, ch12_bptt, ch12_gates
+import importlib
+import pkgutil
 
-ALL: dict[str, Assignment] = {spec.name: spec for spec in (ch11_rnn_state.SPEC, ch12_bptt.SPEC, ch12_gates.SPEC, ch12_boundaries.SPEC)}
+from ..spec import Assignment
+
+
+def _found() -> dict[str, Assignment]:
+    specs = {}
+    for folder in sorted(info.name for info in pkgutil.iter_modules(__path__) if info.ispkg):
+        spec = importlib.import_module(f"{__name__}.{folder}").SPEC
+        if spec.name != folder:
+            raise ValueError(f"autograder/assignments/{folder}/__init__.py names its assignment {spec.name!r}; it must be {folder!r}")
+        specs[folder] = spec
+    return specs
+
+
+ALL: dict[str, Assignment] = _found()
 
 
 def get(name: str) -> Assignment:

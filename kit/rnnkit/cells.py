@@ -7,7 +7,7 @@ returned as plain nbformat v4 output dicts.
 
 There is one IPython shell per process (IPython's ``display()`` and ``get_ipython()`` look up a
 process-wide singleton).  Building it takes a few tens of milliseconds after the imports of this
-module; a parent process that forks workers can call :func:`warm_up` once so that the children
+module; a parent process that forks workers can call :func:`preload` once so that the children
 start with the shell already built and matplotlib's first rendering already paid for.  Creating
 a second ``CellRunner`` in a process that has already run cells resets the shared shell (fresh
 namespace, execution count back to 1).
@@ -49,7 +49,7 @@ from matplotlib._pylab_helpers import Gcf  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib_inline.config import InlineBackend  # noqa: E402
 
-__all__ = ["CellRunner", "MAX_OUTPUTS", "DEFAULT_OUTPUT_LIMIT", "warm_up"]
+__all__ = ["CellRunner", "MAX_OUTPUTS", "DEFAULT_OUTPUT_LIMIT", "preload"]
 
 #: Default bound on the text kept from one cell's outputs.
 DEFAULT_OUTPUT_LIMIT = 256 * 1024
@@ -680,7 +680,7 @@ def _escaped_error(exc: BaseException) -> tuple[str, str, list[str]]:
     return type(exc).__name__, _safe_str(exc), tb
 
 
-def warm_up() -> None:
+def preload() -> None:
     """Build the shell and render one figure with what course plots use - a log axis (mathtext
     tick labels), a title and a legend - so that a forked runner finds matplotlib's parsers, fonts
     and caches ready (for a parent process that forks runners)."""

@@ -181,53 +181,84 @@ def from_plain(data: Any, *, trusted: bool = False) -> Any:
 def _decode(data: Any, trusted: bool, depth: int) -> Any:
     if depth > MAX_DEPTH:
         raise CodecError("nested value", "the value is nested too deeply to be graded")
-    if data is None or isinstance(data, (bool, str, int)):
-        return data
-    if isinstance(data, float):
+    if data is None or isinstance(data, (bool, str, int, float)):
         return data
     if isinstance(data, list):
         return [_decode(item, trusted, depth + 1) for item in data]
     if not isinstance(data, dict) or len(data) != 1:
         raise CodecError(type(data).__name__, "malformed message")
     (tag, body), = data.items()
-    if tag == "$float":
-        if body not in ("nan", "inf", "-inf"):
-            raise CodecError("float", "malformed float")
-        return float(body)
-    if tag == "$fraction":
-        numerator, denominator = body
-        if type(numerator) is not int or type(denominator) is not int or denominator == 0:
-            raise CodecError("Fraction", "malformed fraction")
-        return Fraction(numerator, denominator)
-    if tag in ("$tuple", "$set"):
-        items = [_decode(item, trusted, depth + 1) for item in body]
-        return tuple(items) if tag == "$tuple" else set(items)
-    if tag == "$dict":
-        return {_decode(k, trusted, depth + 1): _decode(v, trusted, depth + 1) for k, v in body}
-    if tag == "$array":
-        dtype, shape, flat = body["dtype"], body["shape"], body["data"]
-        if dtype not in _ARRAY_KINDS.values() or not all(type(n) is int and n >= 0 for n in shape):
-            raise CodecError("numpy array", "malformed array")
-        if math.prod(shape) != len(flat) or len(flat) > MAX_ITEMS:
-            raise CodecError("numpy array", "malformed array")
-        values = [float(x["$float"]) if isinstance(x, dict) else x for x in flat] if dtype == "float64" else flat
-        return np.array(values, dtype=dtype).reshape(shape)
-    if tag == "$objects":
-        shape, items = body
-        if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != len(items) or len(items) > MAX_ITEMS:
-            raise CodecError("numpy array", "malformed array")
-        array = np.empty(len(items), dtype=object)
-        for index, item in enumerate(items):  # one by one: an item that is a list stays one item
-            array[index] = _decode(item, trusted, depth + 1)
-        return array.reshape(shape)
-    if tag == "$real" and trusted and isinstance(body, str):
-        return Real(body)
-    if tag == "$helper" and trusted:
-        from . import helpers as given
+    decoder = _DECODERS.get(tag)
+    if decoder is None or (tag in _TRUSTED_ONLY and not trusted):
+        raise CodecError(tag, f"a value tagged {tag} cannot be read here")
+    return decoder(body, trusted, depth)
 
-        name, state = body
-        return given.rebuild(name, _decode(state, False, depth + 1))
-    raise CodecError(tag, f"a value tagged {tag} cannot be read here")
+
+def _special_float(body, trusted: bool, depth: int) -> float:
+    if body not in ("nan", "inf", "-inf"):
+        raise CodecError("float", "malformed float")
+    return float(body)
+
+
+def _fraction(body, trusted: bool, depth: int) -> Fraction:
+    numerator, denominator = body
+    if type(numerator) is not int or type(denominator) is not int or denominator == 0:
+        raise CodecError("Fraction", "malformed fraction")
+    return Fraction(numerator, denominator)
+
+
+def _shape(shape, count: int) -> tuple[int, ...]:
+    """An array's shape, checked against its number of items."""
+    if not all(type(n) is int and n >= 0 for n in shape) or math.prod(shape) != count or count > MAX_ITEMS:
+        raise CodecError("numpy array", "malformed array")
+    return tuple(shape)
+
+
+def _numbers(body, trusted: bool, depth: int) -> np.ndarray:
+    dtype, flat = body["dtype"], body["data"]
+    if dtype not in _ARRAY_KINDS.values():
+        raise CodecError("numpy array", "malformed array")
+    shape = _shape(body["shape"], len(flat))
+    values = [float(x["$float"]) if isinstance(x, dict) else x for x in flat] if dtype == "float64" else flat
+    return np.array(values, dtype=dtype).reshape(shape)
+
+
+def _objects(body, trusted: bool, depth: int) -> np.ndarray:
+    shape, items = body
+    shape = _shape(shape, len(items))
+    array = np.empty(len(items), dtype=object)
+    for index, item in enumerate(items):  # one by one: an item that is a list stays one item
+        array[index] = _decode(item, trusted, depth + 1)
+    return array.reshape(shape)
+
+
+def _real(body, trusted: bool, depth: int) -> Real:
+    if not isinstance(body, str):
+        raise CodecError("$real", "a value tagged $real cannot be read here")
+    return Real(body)
+
+
+def _given(body, trusted: bool, depth: int) -> Any:
+    from . import helpers as given
+
+    name, state = body
+    return given.rebuild(name, _decode(state, False, depth + 1))
+
+
+#: How each tag of `to_plain`'s output is read back: decoder(body, trusted, depth).
+_DECODERS: dict[str, Callable[[Any, bool, int], Any]] = {
+    "$float": _special_float,
+    "$fraction": _fraction,
+    "$tuple": lambda body, trusted, depth: tuple(_decode(item, trusted, depth + 1) for item in body),
+    "$set": lambda body, trusted, depth: {_decode(item, trusted, depth + 1) for item in body},
+    "$dict": lambda body, trusted, depth: {_decode(k, trusted, depth + 1): _decode(v, trusted, depth + 1) for k, v in body},
+    "$array": _numbers,
+    "$objects": _objects,
+    "$real": _real,
+    "$helper": _given,
+}
+#: Tags read only from data the grader wrote (`trusted`): references and the given helpers.
+_TRUSTED_ONLY = {"$real", "$helper"}
 
 
 def dumps(value: Any) -> bytes:

@@ -161,12 +161,12 @@ def _pristine(value):
     return copy.deepcopy(value)
 
 
-def fresh(fn):
+def pristine(fn):
     """A copy of a plain function with pristine default values, so that memory kept in a mutable
     default starts empty for every case, whatever ran before (a regrade gives the same result).
-    An object with its own `fresh()` (a function in the sandbox) makes its own copy."""
-    if hasattr(type(fn), "fresh") and not isinstance(fn, types.FunctionType):
-        return fn.fresh()
+    An object with its own `pristine()` (a function in the sandbox) makes its own copy."""
+    if hasattr(type(fn), "pristine") and not isinstance(fn, types.FunctionType):
+        return fn.pristine()
     if not isinstance(fn, types.FunctionType):
         return fn
     defaults = tuple(_pristine(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__
@@ -188,7 +188,7 @@ def call_plain(fn, args: tuple, kwargs: dict) -> Any:
 def call_after_warm_up(fn, args: tuple, kwargs: dict) -> Any:
     """Run the function on another sequence first, then on the case: state carried from one call to
     the next shows up (each of run_rnn's calls must start from h_0 = 0)."""
-    fn = fresh(fn)
+    fn = pristine(fn)
     token_ids, model = args
     fn(warm_up(model), copy.deepcopy(model))
     return fn(*args, **kwargs)

@@ -11,7 +11,7 @@ offers one) and serves the grader on that socket:
 * `{"op": "call", "name", "args", "kwargs", "timeout", "copies"}` -> `{"value"}` or `{"failure", "fields"}`:
   one call of a function the student's cells defined, arguments and result in `codec` data (with
   `copies`, held to "returns copies": `rnnkit.helpers.call_returning_copies`);
-* `{"op": "fresh", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
+* `{"op": "pristine", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
 When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`).
@@ -34,9 +34,9 @@ import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 import matplotlib.pyplot  # noqa: E402,F401
 
 from . import codec, jail, wire  # noqa: E402
-from .cells import CellRunner, warm_up  # noqa: E402
+from .cells import CellRunner, preload  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
-from .helpers import fresh  # noqa: E402
+from .helpers import pristine  # noqa: E402
 
 
 def _failure(message_id: str, **fields) -> dict:
@@ -79,11 +79,11 @@ def serve(sock: socket.socket, cells: CellRunner) -> None:
             reply = {"outputs": cells.run(wire.field(message, "source", str, ""))}
         elif op == "call":
             reply = _call(cells, handles, message)
-        elif op == "fresh":
+        elif op == "pristine":
             name = wire.field(message, "name", str, "")
             target = handles.get(name) if name in handles else cells.namespace.get(name)
-            handle = f"fresh-{len(handles) + 1}"
-            handles[handle] = fresh(target)
+            handle = f"pristine-{len(handles) + 1}"
+            handles[handle] = pristine(target)
             reply = {"handle": handle}
         elif op == "exit":
             return
@@ -118,7 +118,7 @@ def zygote(controls: list[socket.socket]) -> None:
     per `spawn` and kill one on request; stop when every channel is closed (the jail then removes
     the cgroups left)."""
     children: set[int] = set()
-    warm_up()
+    preload()
     hello = json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode()
     selector = selectors.DefaultSelector()
     for control in controls:

@@ -237,7 +237,7 @@ def report_text(root: Path, entry: Entry, grade_id: str) -> str:
 
 
 def verdict(entry: Entry, rows: dict) -> Verdict:
-    """The verdict on one entry from its autograded rows (grade id -> report.Row; a written answer,
+    """The verdict on one entry from its autograded rows (grade id -> classdata.Row; a written answer,
     left to a TA, is no part of it)."""
     rows = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual}
     if not rows:

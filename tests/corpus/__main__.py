@@ -19,7 +19,7 @@ from . import ENTRIES, entries, report_text, summary, verdicts, write_all
 
 def grade(folder: Path, assignments: list[str], workers: int) -> dict:
     from autograder.assignments import get
-    from autograder import report
+    from autograder import classdata
     from autograder.course import autograde, release
     from autograder.submissions import filled, write_submission
 
@@ -35,7 +35,7 @@ def grade(folder: Path, assignments: list[str], workers: int) -> dict:
     write_all(root, assignments)
     autograde(root, assignments, workers=workers)
     table: dict = defaultdict(dict)
-    for row in report.collect(root):
+    for row in classdata.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row
     return {"root": root, "table": table}
 

@@ -12,10 +12,11 @@ import random
 from fractions import Fraction
 
 import numpy as np
+from rnnkit.helpers import load_model
 
 from ... import draws
 from ...checks import Case, Check
-from ...data import sequence
+from ...config import DATA_DIR
 from . import reference as ref
 
 TOKENS = ("red", "blue", "filler", "key", "is", "door", "lamp")
@@ -24,18 +25,8 @@ NAMES = ("red", "blue", "green", "black", "white", "silver")
 
 # ----------------------------------------------------------------------------- the book's model
 def book_model() -> dict:
-    """sequence-v1.json as float64 arrays, with the keys of the notebook's `load_model()`."""
-    raw = sequence()
-
-    def array(values):
-        return np.array([[float(Fraction(str(v))) for v in r] if isinstance(r, list) else float(Fraction(str(r))) for r in values])
-
-    vocabulary = {entry["token"]: entry["id"] for entry in raw["vocabulary"]}
-    model = {key: array(raw[key]) for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y")}
-    model.update(candidates=list(raw["candidates"]), vocabulary=vocabulary,
-                 inputs={name: [vocabulary[t] for t in tokens] for name, tokens in raw["inputs"].items()},
-                 window_baseline={"W": array(raw["window_baseline"]["W"]), "b": array(raw["window_baseline"]["b"])})
-    return model
+    """sequence-v1.json as float64 arrays: the notebook's own `load_model()` (the kit's), on the course's copy."""
+    return load_model(DATA_DIR / "sequence-v1.json")
 
 
 def _book(**changes) -> dict:

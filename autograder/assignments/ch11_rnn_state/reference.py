@@ -15,6 +15,7 @@ import numpy as np
 import sympy as sp
 
 from ...data import exact, sequence
+from ...symbolic import decimal_text
 
 #: The search limit of `min_fillers_to_flip` (the contract: None when no count up to it flips).
 MAX_FILLERS = 100
@@ -294,19 +295,10 @@ def book_values() -> dict:
     return values
 
 
-def _decimal(value) -> str:
-    """A rational with a finite decimal expansion as the book prints it (1.125, 0.00390625)."""
-    from decimal import Decimal, localcontext
-
-    value = sp.Rational(value)
-    with localcontext() as context:
-        context.prec = 60
-        text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 def _vector(values, fractions: bool = False) -> str:
-    return "[" + ", ".join(str(sp.Rational(v)) if fractions else _decimal(v) for v in values) + "]"
+    return "[" + ", ".join(str(sp.Rational(v)) if fractions else decimal_text(v) for v in values) + "]"
 
 
 def _probs(values) -> str:

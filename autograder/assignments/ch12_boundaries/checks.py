@@ -161,13 +161,13 @@ def _public_bidirectional():
 def _replace_after(xs, t: int, seed: int) -> np.ndarray:
     xs = np.array(xs, dtype=float)
     if len(xs) > t:
-        xs[t:] = probes.fresh(xs[t:].shape, seed)
+        xs[t:] = probes.replacement_values(xs[t:].shape, seed)
     return xs
 
 
 def _replace_before(xs, t: int, seed: int) -> np.ndarray:
     xs = np.array(xs, dtype=float)
-    xs[:t - 1] = probes.fresh(xs[:t - 1].shape, seed)
+    xs[:t - 1] = probes.replacement_values(xs[:t - 1].shape, seed)
     return xs
 
 
@@ -211,14 +211,14 @@ def _entity_pieces(case: Case):
 def _masked_after(case: Case, t: int) -> Case:
     step, X, lengths, h0 = case.args
     X = np.array(X, dtype=float)
-    X[:, t:] = probes.fresh(X[:, t:].shape, 100 * t)
+    X[:, t:] = probes.replacement_values(X[:, t:].shape, 100 * t)
     return Case((step, X, lengths, h0))
 
 
 def _masked_row(case: Case, r: int) -> Case:
     step, X, lengths, h0 = case.args
     X = np.array(X, dtype=float)
-    X[r] = probes.fresh(X[r].shape, 1000 + r)
+    X[r] = probes.replacement_values(X[r].shape, 1000 + r)
     return Case((step, X, lengths, h0))
 
 

@@ -10,13 +10,13 @@ from rnnkit.helpers import ScalarLoss
 
 from ... import draws
 from ...checks import Case, Check
+from ...symbolic import to_fraction
 from . import reference as ref
 
 
 def _book():
     setup = ref.example_12_1()
-    as_fraction = lambda v: Fraction(int(v.p), int(v.q))  # noqa: E731
-    return [as_fraction(x) for x in setup["xs"]], as_fraction(setup["w"]), as_fraction(setup["target"]), as_fraction(setup["lr"])
+    return [to_fraction(x) for x in setup["xs"]], to_fraction(setup["w"]), to_fraction(setup["target"]), to_fraction(setup["lr"])
 
 
 def _sequence(rng: random.Random, longest: int = 12) -> list[Fraction]:

@@ -19,7 +19,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, ring
 
-from ...symbolic import to_sympy
+from ...symbolic import decimal_text, to_sympy
 from ...data import exact, sequence
 
 w_, s_ = sp.symbols("w s")
@@ -349,15 +349,6 @@ def book_log() -> list[str]:
               "", "Table 12.2 - signal multiplier against distance", "distance  factor 0.5  factor 1.5"]
     for distance in (0, 1, 2, 4, 8, 16):
         a, b = (values[f"table-12.2/factor-{f}/distance-{distance}"] for f in ("0.5", "1.5"))
-        lines.append(f"{distance:>8}  {_decimal(a):>18}  {_decimal(b):>18}   ({a}, {b})")
+        lines.append(f"{distance:>8}  {decimal_text(a):>18}  {decimal_text(b):>18}   ({a}, {b})")
     return lines
 
-
-def _decimal(value: sp.Rational) -> str:
-    """The finite decimal expansion of a rational whose denominator is 2^a 5^b."""
-    from decimal import Decimal, localcontext
-
-    with localcontext() as context:
-        context.prec = 60
-        text = format(Decimal(int(value.p)) / Decimal(int(value.q)), "f")
-    return text.rstrip("0").rstrip(".") if "." in text else text

@@ -14,21 +14,18 @@ import random
 from fractions import Fraction
 
 import numpy as np
-import sympy as sp
 
 from ... import draws
 from ...checks import Case, Check
+from ...symbolic import to_fraction
 from . import reference as ref
 
 
-def _fraction(value) -> Fraction:
-    value = sp.Rational(value)
-    return Fraction(int(value.p), int(value.q))
 
 
 def _cell_case(setup: dict, label: str, **override) -> Case:
     values = {**setup, **override}
-    return Case(tuple(_fraction(values[key]) for key in ("c_prev", "f", "i", "g", "o")), label=label)
+    return Case(tuple(to_fraction(values[key]) for key in ("c_prev", "f", "i", "g", "o")), label=label)
 
 
 def _objects(values) -> np.ndarray:
@@ -85,7 +82,7 @@ def _draw_ex_12_7_4(rng: random.Random) -> Case:
 
 def _public_ex_12_7_5():
     five = ref.EXERCISE_12_7_5
-    return [Case(tuple(_fraction(five[key]) for key in ("h_prev", "z", "r", "candidate")),
+    return [Case(tuple(to_fraction(five[key]) for key in ("h_prev", "z", "r", "candidate")),
                  label="exercise 12.7.5: z = 1, r = 0, h_prev 0.8, candidate -0.4")]
 
 
@@ -172,9 +169,9 @@ def _gru_case(rng: random.Random) -> Case:
 def _public_retention():
     (f1, k1), (f2, k2) = ref.SECTION_12_4_RETENTION
     t2 = ref.TEXT2_EXAMPLE_3
-    return [Case((_fraction(f1), k1), label=f"section 12.4: f = {float(f1)} over {k1} edges"),
-            Case((_fraction(f2), k2), label=f"section 12.4: f = {float(f2)} over {k2} edges"),
-            Case((_fraction(t2["f"]), t2["steps"]), label=f"second text, example 3: f = {float(t2['f'])} over {t2['steps']} edges"),
+    return [Case((to_fraction(f1), k1), label=f"section 12.4: f = {float(f1)} over {k1} edges"),
+            Case((to_fraction(f2), k2), label=f"section 12.4: f = {float(f2)} over {k2} edges"),
+            Case((to_fraction(t2["f"]), t2["steps"]), label=f"second text, example 3: f = {float(t2['f'])} over {t2['steps']} edges"),
             Case((Fraction(1, 2), 8), label="a gate stuck at 0.5: the halving RNN of Chapter 11")]
 
 

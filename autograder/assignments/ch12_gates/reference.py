@@ -23,7 +23,7 @@ from math import prod
 import numpy as np
 import sympy as sp
 
-from ...symbolic import to_sympy
+from ...symbolic import exact_double, to_sympy
 
 #: Working precision of transcendental values (the comparison uses 30 of them).
 DIGITS = 40
@@ -61,11 +61,6 @@ PARAM_COUNT = {"D": 4, "H": 3, "C": 2}
 # --- numbers -------------------------------------------------------------------------------------
 
 
-def _exact(value) -> sp.Expr:
-    """A float as the exact Rational of the double; Fractions, ints and SymPy numbers as they are."""
-    if isinstance(value, (float, np.floating)):
-        return sp.Rational(float(value))
-    return to_sympy(value)
 
 
 def _evaluate(expr: sp.Expr) -> sp.Float:
@@ -78,12 +73,12 @@ def _sigma(a: sp.Expr) -> sp.Expr:
 
 
 def _row(v) -> list:
-    return [_exact(item) for item in np.asarray(v, dtype=object).reshape(-1)]
+    return [exact_double(item) for item in np.asarray(v, dtype=object).reshape(-1)]
 
 
 def _matrix(M) -> list[list]:
     array = np.asarray(M, dtype=object)
-    return [[_exact(item) for item in row] for row in array.reshape(array.shape[0], -1)]
+    return [[exact_double(item) for item in row] for row in array.reshape(array.shape[0], -1)]
 
 
 def _times(v: list, M: list[list]) -> list:
@@ -137,7 +132,7 @@ def gru_complementary_from_gates(h_prev, z, g) -> sp.Expr:
 
 def sigmoid(a):
     if np.ndim(a) == 0:
-        return _evaluate(_sigma(_exact(np.asarray(a, dtype=object)[()])))
+        return _evaluate(_sigma(exact_double(np.asarray(a, dtype=object)[()])))
     return _objects([_evaluate(_sigma(value)) for value in _row(a)]).reshape(np.shape(a))
 
 
@@ -223,7 +218,7 @@ def output_layer_param_count(H, C):
 
 def ex_12_7_4(c_prev, f, i, g, o):
     """The cell path with the output gate given, then closed (o = 0): exact parts, h through tanh."""
-    c_prev, f, i, g, o = (_exact(value) for value in (c_prev, f, i, g, o))
+    c_prev, f, i, g, o = (exact_double(value) for value in (c_prev, f, i, g, o))
     open_, closed = lstm_from_gates(c_prev, f, i, g, o), lstm_from_gates(c_prev, f, i, g, sp.Integer(0))
     return {"kept": open_["kept"], "written": open_["written"], "c": open_["c"], "h": _evaluate(open_["h"]),
             "c with o = 0": closed["c"], "h with o = 0": _evaluate(closed["h"])}
@@ -233,7 +228,7 @@ def ex_12_7_5(h_prev, z, r, candidate):
     """The final mix of one GRU coordinate in Cho's convention with the candidate given: r acted inside
     the candidate's computation, so it does not enter the mix (written as the interpolation
     h_prev + (1 - z)(g - h_prev))."""
-    h_prev, z, candidate = (_exact(value) for value in (h_prev, z, candidate))
+    h_prev, z, candidate = (exact_double(value) for value in (h_prev, z, candidate))
     return {"keep weight": z, "candidate weight": 1 - z, "h": h_prev + (1 - z) * (candidate - h_prev)}
 
 

@@ -28,6 +28,20 @@ def _names(args, root: Path) -> list[str]:
     return args.assignments or known
 
 
+#: Where each assignment's folder is (docs/adding-an-assignment.md).
+ASSIGNMENT_FOLDERS = Path(__file__).resolve().parent / "assignments"
+
+
+def _known_assignments(root: Path) -> None:
+    """Stop with the folders there are when course_config.ASSIGNMENTS names one that is not there
+    (checked by folder, so that a command need not import every assignment to say so)."""
+    there = sorted(path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py"))
+    unknown = [name for name in Course(root).settings.ASSIGNMENTS if name not in there]
+    if unknown:
+        raise ValueError(f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
+                         f"the assignments there are {there} (docs/adding-an-assignment.md)")
+
+
 def _autograde(args, root: Path) -> int:
     if not args.dask:
         from . import sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
@@ -125,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         root = (Course.at(args.root) if "root" in args else Course.find()).root
         config.use_language(root)
+        _known_assignments(root)
     except (CourseNotFound, ValueError) as error:
         raise SystemExit(str(error)) from None
     if args.command == "autograde":

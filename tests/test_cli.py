@@ -23,6 +23,17 @@ def test_an_unknown_assignment_is_named_with_the_known_ones(tmp_path):
     assert result.returncode != 0 and "unknown assignment(s) ['ch99']" in result.stderr and "ch12_bptt" in result.stderr
 
 
+@pytest.mark.parametrize("command", ["release", "autograde", "report"])
+def test_an_assignment_the_course_lists_without_a_folder_stops_every_command(tmp_path, command):
+    root = make_course(tmp_path / "course")
+    with (root / "course_config.py").open("a") as handle:
+        handle.write('\nASSIGNMENTS = ["ch12_bptt", "ch13_attention"]\n')
+    result = _cli(root, command)
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert "['ch13_attention'], which have no folder" in result.stderr and "'ch12_bptt'" in result.stderr
+    assert not (root / "source" / "ch12_bptt").exists()  # nothing was built before the refusal
+
+
 def test_a_misspelt_assignment_gets_a_guess(tmp_path):
     result = _cli(make_course(tmp_path / "course"), "autograde", "ch12_bpt")
     assert result.returncode != 0 and "(did you mean ch12_bptt?)" in result.stderr

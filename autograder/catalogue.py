@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 from rnnkit import messages
 from rnnkit.helpers import pristine
 
-from .solution_source import function_sources, strip_markers
+from .solution_source import strip_markers
 
 if TYPE_CHECKING:
     from .spec import Assignment
@@ -58,7 +58,7 @@ class Mistake:
         what it uses: private helpers of the mistakes module, and `_<f>` for a correct solution
         function `f` (the correct `f` renamed).
         """
-        solution = function_sources(self.spec.solutions)
+        solution = self.spec.function_sources()
         module = inspect.getmodule(self.fn)
         parts, seen = [], set()
 
@@ -142,7 +142,7 @@ def _namespace(entry: Mistake) -> dict:
 @lru_cache(maxsize=None)
 def callers(spec: "Assignment", function: str) -> frozenset[str]:
     """Solution functions that call `function`, directly or through other solution functions."""
-    sources = function_sources(spec.solutions)
+    sources = spec.function_sources()
     calls = {
         name: {node.id for node in ast.walk(ast.parse(text)) if isinstance(node, ast.Name)} & set(sources) - {name}
         for name, text in sources.items()

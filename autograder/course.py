@@ -37,10 +37,10 @@ def nbgrader_env() -> dict:
     return env
 
 
-#: nbgrader's command line (its `nbgrader` script), in a process that leaves jsonschema's unused "iri"
-#: format checker out, as this package does (see `autograder/__init__.py`): 1.2-1.4 s less per command.
-NBGRADER_MAIN = ("import sys; sys.modules.setdefault('rfc3987_syntax', None); sys.argv[0] = 'nbgrader'; "
-                 "from nbgrader.apps.nbgraderapp import main; sys.exit(main())")
+#: nbgrader's command line (its `nbgrader` script), in a process that imports this package first and
+#: so leaves jsonschema's unused "iri" format checker out (see `autograder/__init__.py`): 1.2-1.4 s
+#: less per command.
+NBGRADER_MAIN = "import sys, autograder; sys.argv[0] = 'nbgrader'; from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
 
 
 def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -80,7 +80,7 @@ def hand_edited(root: Path, name: str) -> Path | None:
     """The source notebook of `name` when it holds edits that the build would overwrite, else None.
 
     The build writes the notebook from autograder/assignments/<name>/notebook.md and
-    autograder/assignments/<name>/solution.py. An existing notebook equal to that, or equal to what release wrote last
+    solutions/<name>.py. An existing notebook equal to that, or equal to what release wrote last
     (recorded in source/.build-record.json: the template changed since), holds no hand edit."""
     course = Course(Path(root))
     path = course.notebook(course.source(name), name)
@@ -103,7 +103,7 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
     if edited and not force:
         raise HandEdited("\n".join(
             f"{path} was edited by hand: it differs from what release builds from "
-            f"autograder/assignments/{name}/notebook.md and autograder/assignments/{name}/solution.py, and release would "
+            f"autograder/assignments/{name}/notebook.md and solutions/{name}.py, and release would "
             f"overwrite it. Make the change in one of those two files, "
             f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
     attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from

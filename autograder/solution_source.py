@@ -1,4 +1,4 @@
-"""Reading the reference solution modules (`autograder/assignments/<assignment>/solution.py`) as source text."""
+"""Reading the reference solution modules (`solutions/<assignment>.py`) as source text."""
 from __future__ import annotations
 
 import ast

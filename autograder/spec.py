@@ -14,6 +14,7 @@ from rnnkit.compare import compare
 
 from . import catalogue
 from .checks import Check, mistaken_output, public_cases
+from .config import REPO_ROOT
 from .solution_source import function_sources
 
 
@@ -39,6 +40,7 @@ class Assignment:
     mistakes_module: ModuleType = field(repr=False)
     reference: ModuleType = field(repr=False)
     folder: Path = field(repr=False)
+    solutions_file: Path | None = field(default=None, repr=False)
     written: tuple[Written, ...] = ()
 
     @property
@@ -48,9 +50,9 @@ class Assignment:
 
     @property
     def solutions(self) -> Path:
-        """The reference solution module, `solution.py` in the assignment's folder; its solution regions are
+        """The reference solution module (default `solutions/<name>.py`, the course's hidden solutions); its solution regions are
         the notebook's."""
-        return self.folder / "solution.py"
+        return self.solutions_file or REPO_ROOT / "solutions" / f"{self.name}.py"
 
     def function_sources(self) -> dict[str, str]:
         """The reference solution's functions: name -> exact source text (markers included)."""

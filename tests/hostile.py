@@ -203,7 +203,7 @@ def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
         "check-three": _prepend(_stub(root), "check = lambda *a, **k: 3.0"),
         "builtins-print": _prepend(_stub(root), "import builtins\nbuiltins.print = lambda *a, **k: None\nbuiltins.__import__ = None"),
         "engine-import": _defined_by(_stub(root), "from autograder.assignments.ch12_bptt.reference import {name}"),
-        "solutions-import": _defined_by(_stub(root), "from autograder.assignments.ch12_bptt.solution import {name}"),
+        "solutions-import": _defined_by(_stub(root), "from solutions.ch12_bptt import {name}"),
         "source-reader": _defined_by(_stub(root), _READ_SOURCE + "\n{name} = _from_source('{name}')"),
         "stack-walker": _defined_by(_stub(root), _STACK_WALK + "\n{name} = _steal('{name}')"),
         "gradebook-writer": _prepend(_stub(root), _GRADEBOOK_WRITER),

@@ -7,6 +7,7 @@ verdicts agree on every value: namedtuples, mappings, numpy scalars and arrays, 
 subclasses, which are read by their base type's data only.
 """
 import json
+import re
 import typing
 from collections import OrderedDict, defaultdict, namedtuple
 from fractions import Fraction
@@ -21,9 +22,7 @@ from rnnkit import codec
 from rnnkit.checking import Case, Rules, StudentFailure, run_cases
 from rnnkit.compare import Real
 from rnnkit.selfcheck import selfcheck
-from autograder.assignments.ch11_rnn_state import solution as ch11_rnn_state
-from autograder.assignments.ch12_bptt import solution as ch12_bptt
-from autograder.assignments.ch12_gates import solution as ch12_gates
+from solutions import ch11_rnn_state, ch12_bptt, ch12_gates
 
 from autograder import checks
 from autograder.assignments import get
@@ -414,3 +413,14 @@ def test_the_grader_reads_any_message_without_raising_anything_but_a_codec_error
         codec.from_plain(data, trusted=trusted)
     except codec.CodecError:
         pass
+
+
+@pytest.mark.parametrize("forged", [{"$real": "0.5"}, {"$helper": ["ScalarLoss", {"$dict": []}]},
+                                     {"$tuple": [1, {"$real": "0.25"}]}, {"$dict": [["w", {"$helper": ["ScalarLoss", None]}]]}])
+def test_a_runners_reply_cannot_forge_a_reference_or_a_given_helper(forged):
+    """What a student's process sends is read untrusted: a `Real` (how references are stored) or a
+    rebuilt helper, even nested, is refused by name, never read as one."""
+    tag = "$real" if "$real" in json.dumps(forged) else "$helper"
+    with pytest.raises(codec.CodecError, match=re.escape(f"a value tagged {tag} cannot be read here")):
+        codec.from_plain(forged)
+    assert codec.from_plain({"$real": "0.5"}, trusted=True) == Real("0.5")  # the grader's own data is read

@@ -181,7 +181,7 @@ def test_a_wrong_book_case_gates_the_hidden_points():
 
 def test_public_cases_earn_no_points_and_hidden_ones_all_of_them():
     assignment, check = "ch12_bptt", ALL["ch12_bptt"].check("sgd_update")
-    from autograder.assignments.ch12_bptt.solution import sgd_update
+    from solutions.ch12_bptt import sgd_update
 
     report = _grade(assignment, check, sgd_update, attempt())
     assert report.score == report.points and len(report.hidden) == HIDDEN

@@ -85,7 +85,7 @@ def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp
     reference = _module("toy_reference", folder / "reference.py")
     monkeypatch.setitem(__import__("sys").modules, "toy_reference", reference)
     spec = Assignment("toy", tuple(_module("toy_checks", folder / "checks.py").CHECKS), _module("toy_mistakes", folder / "mistakes.py"),
-                      reference, folder)
+                      reference, folder, solutions_file=folder / "solution.py")
     monkeypatch.setitem(ALL, "toy", spec)
     monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", "Doubling adds x to itself, not 2.")
 

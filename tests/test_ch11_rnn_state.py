@@ -15,7 +15,7 @@ from rnnkit import messages
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS, pristine
 
-from autograder.assignments.ch11_rnn_state import solution
+import solutions.ch11_rnn_state as solution
 from autograder import build, config
 from autograder.assignments import get
 from autograder.assignments.ch11_rnn_state import checks as ch11_checks

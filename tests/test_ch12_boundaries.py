@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from rnnkit import messages
 from rnnkit.helpers import CALLS, TanhStep
 
-from autograder.assignments.ch12_boundaries import solution
+import solutions.ch12_boundaries as solution
 from autograder import catalogue, config
 from autograder.assignments import get
 from autograder.assignments.ch12_boundaries import reference

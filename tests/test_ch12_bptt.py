@@ -9,7 +9,7 @@ import numpy as np
 from rnnkit.helpers import ScalarLoss
 from rnnkit.selfcheck import selfcheck
 
-from autograder.assignments.ch12_bptt import solution
+import solutions.ch12_bptt as solution
 from autograder import catalogue, config
 from autograder.assignments import get
 from autograder.checks import Case, diagnose, grade as grade_check, hidden_cases, public_cases

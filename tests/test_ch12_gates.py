@@ -16,7 +16,7 @@ from rnnkit import messages
 from rnnkit.compare import compare
 from rnnkit.selfcheck import selfcheck
 
-from autograder.assignments.ch12_gates import solution
+import solutions.ch12_gates as solution
 from autograder import build, catalogue, config
 from autograder.assignments import get
 from autograder.assignments.ch12_gates import reference as ref

@@ -27,7 +27,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from autograder.assignments.ch12_gates import solution  # noqa: E402
+import solutions.ch12_gates as solution  # noqa: E402
 from autograder.assignments import get  # noqa: E402
 
 SEEDS = range(40)

@@ -162,7 +162,7 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
 def test_a_dict_result_shows_its_one_failing_value_its_relation_and_the_inputs_by_name():
     """A loss without its 1/2: the self-check and the feedback name the one wrong key, its expected
     value beside the student's, "exactly twice", and the hidden case's inputs by parameter name."""
-    from autograder.assignments.ch12_bptt.solution import bptt_scalar
+    from solutions.ch12_bptt import bptt_scalar
 
     def no_half(xs, w, target, h0=0):
         result = bptt_scalar(xs, w, target, h0)

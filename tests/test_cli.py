@@ -59,7 +59,7 @@ def test_release_keeps_a_hand_edited_source_notebook_unless_forced(tmp_path, mon
     edited = source.read_text(encoding="utf-8")
     with pytest.raises(SystemExit) as refused:
         cli.main(["--root", str(root), "release", "ch12_bptt"])
-    for part in (str(source), "autograder/assignments/ch12_bptt/notebook.md", "autograder/assignments/ch12_bptt/solution.py", "--force"):
+    for part in (str(source), "autograder/assignments/ch12_bptt/notebook.md", "solutions/ch12_bptt.py", "--force"):
         assert part in str(refused.value)
     assert source.read_text(encoding="utf-8") == edited
     assert cli.main(["--root", str(root), "release", "ch12_bptt", "--force"]) == 0

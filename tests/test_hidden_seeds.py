@@ -17,7 +17,7 @@ SEEDS = int(os.environ.get("HIDDEN_SEEDS", "8"))
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_reference_solution_gets_full_marks_on_every_seed(assignment):
-    solution = importlib.import_module(f"autograder.assignments.{assignment}.solution")
+    solution = importlib.import_module(f"solutions.{assignment}")
     settings = config.load()
     failures = []
     for index in range(SEEDS):

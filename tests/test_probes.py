@@ -14,7 +14,7 @@ from rnnkit.checking import Case, StudentFailure
 
 from autograder import probes
 
-from autograder.assignments.ch12_boundaries import solution
+import solutions.ch12_boundaries as solution
 
 
 def runner(fn):

@@ -21,7 +21,7 @@ def test_a_result_survives_the_notebook_json(result):
 
 
 def test_a_graded_check_keeps_its_cases_its_stub_and_its_shown_hidden_case():
-    from autograder.assignments.ch12_bptt.solution import bptt_scalar
+    from solutions.ch12_bptt import bptt_scalar
 
     def no_half(xs, w, target, h0=0):
         return {**bptt_scalar(xs, w, target, h0), "loss": 2 * bptt_scalar(xs, w, target, h0)["loss"]}
@@ -42,7 +42,7 @@ def test_a_graded_check_keeps_its_cases_its_stub_and_its_shown_hidden_case():
 
 
 def test_the_feedback_puts_the_expected_value_right_below_the_hidden_case_inputs():
-    from autograder.assignments.ch12_bptt.solution import bptt_scalar
+    from solutions.ch12_bptt import bptt_scalar
 
     from autograder.reveal import below_inputs
 

@@ -1,7 +1,7 @@
 """The course's assignments, one folder each, found here rather than listed (see
-docs/adding-an-assignment.md): `solution.py`, `reference.py` (SymPy engine), `checks.py` (the list
+docs/adding-an-assignment.md): `reference.py` (SymPy engine), `checks.py` (the list
 `CHECKS`), `mistakes.py` (the catalogue), `notebook.md` with `notebook.zh.md`, and the messages; the
-folder's `SPEC` ties them together. `ALL` maps each assignment name to its spec, by name; a course
+folder's `SPEC` ties them together with the hidden reference solution, `solutions/<name>.py`. `ALL` maps each assignment name to its spec, by name; a course
 releases those of its `course_config.ASSIGNMENTS`, in that order."""
 from __future__ import annotations
 

@@ -6,11 +6,11 @@ the correct solution functions (as `_name`) and the private helpers below.
 
 import numpy as np
 
-from .solution import generation_features as _generation_features
-from .solution import masked_rnn_forward as _masked_rnn_forward
-from .solution import run_independent as _run_independent
-from .solution import run_stream as _run_stream
-from .solution import truncated_bptt_scalar as _truncated_bptt_scalar
+from solutions.ch12_boundaries import generation_features as _generation_features
+from solutions.ch12_boundaries import masked_rnn_forward as _masked_rnn_forward
+from solutions.ch12_boundaries import run_independent as _run_independent
+from solutions.ch12_boundaries import run_stream as _run_stream
+from solutions.ch12_boundaries import truncated_bptt_scalar as _truncated_bptt_scalar
 
 from ...catalogue import mistake
 

@@ -1,8 +1,8 @@
 """Catalogued mistakes of ch12_bptt: each is the solution function as a student gets it wrong."""
 import numpy as np
 
-from .solution import bptt_scalar as _bptt_scalar
-from .solution import scalar_forward as _scalar_forward
+from solutions.ch12_bptt import bptt_scalar as _bptt_scalar
+from solutions.ch12_bptt import scalar_forward as _scalar_forward
 
 from ...catalogue import mistake
 

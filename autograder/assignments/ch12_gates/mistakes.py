@@ -7,7 +7,7 @@ so `dot_product_not_elementwise` would be right on every draw of it): its mistak
 """
 import numpy as np
 
-from .solution import lstm_cell_update, sigmoid  # noqa: F401 (resolved in the solution namespace)
+from solutions.ch12_gates import lstm_cell_update, sigmoid  # noqa: F401 (resolved in the solution namespace)
 
 from ...catalogue import mistake
 

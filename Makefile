@@ -17,6 +17,7 @@ $(STAMP): requirements.lock pyproject.toml $(KIT)
 	$(BIN)/python -m pip install --quiet --no-deps -e . >$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }  # the build's notes, shown on failure
 	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./kit
 	rm -rf kit/build kit/*.egg-info
+	$(BIN)/python -m compileall -q autograder solutions >/dev/null  # as pip does for an installed package: every command starts faster
 	touch $(STAMP)
 
 venv: $(STAMP)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 from rnnkit import messages
 from rnnkit.helpers import pristine
 
-from .solution_source import strip_markers
+from .solution_source import compiled, strip_markers
 
 if TYPE_CHECKING:
     from .spec import Assignment
@@ -127,9 +127,8 @@ def _renamed(source: str, name: str) -> str:
 def submission(spec: "Assignment", source: str, name: str = "submission") -> dict:
     """The reference solution module with `source` run in it: a notebook with some of its solution
     cells written differently (a mistake's cell, or any other student code)."""
-    path = spec.solutions
     namespace: dict = {"__name__": name}
-    exec(compile(path.read_text(encoding="utf-8"), str(path), "exec"), namespace)
+    exec(compiled(spec.solutions), namespace)
     exec(compile(source, f"<{name}>", "exec"), namespace)
     return namespace
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import attempts, build, config
+from . import attempts, build, config, figures
 from .assignments import get
 from .labels import label
 from .layout import Course
@@ -106,6 +106,8 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
             f"autograder/assignments/{name}/notebook.md and solutions/{name}.py, and release would "
             f"overwrite it. Make the change in one of those two files, "
             f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
+    from . import execute  # (nbgrader's import: a second)
+
     attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
     done = []
     for name in tqdm(names, desc="release", unit="assignment"):
@@ -116,6 +118,7 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
         result = _api(str(course.root)).generate_assignment(name, force=True)  # in this process: one nbgrader start for all
         if not result["success"]:
             raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}")
+        execute.record_figures(course.root, name)
         done.append(course.release(name))
     return done
 
@@ -252,6 +255,11 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
         elif claim():  # graded in this process: the zygote the command line started early, if any
             adopt(0)
     print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
+    from . import execute
+
+    for name in sorted({name for name, _ in jobs}):  # released before figures were kept, or its source changed since
+        if figures.load(root, name) is None and figures.source_notebook(root, name).is_file():
+            execute.record_figures(course.root, name)
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
         if dask:

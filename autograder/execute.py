@@ -25,10 +25,12 @@ from traitlets import Bool, Float, Integer, Unicode
 from rnnkit import messages
 from rnnkit.selfcheck import SummaryItem, summary_lines
 
+from . import config, figures
 from .assignments import get
 from .attempts import Attempt, cells_digest, read_secret
 from .build import SUMMARY
 from .checks import grade
+from .layout import Course
 from .result import RESULT_KEY, GradeResult
 from .sandbox import Budget, Limits, Session, zygote_channel
 from .settings import Settings
@@ -68,18 +70,19 @@ class TrustedExecute(NbGraderPreprocessor):
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         spec = get(resources["nbgrader"]["assignment"])
         attempt = self._attempt(nb, resources)
-        checks = {check.name for check in spec.checks if check.graded}
+        checks = _graded(spec)
         self.log.info("sandbox: %s", isolation_in_force(zygote_channel().isolation, self.unsandboxed))
         limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
-        with Session(folder, limits, cell_timeout=self.cell_timeout, budget=budget) as session:
+        known = figures.load(self.course_root, spec.name) if self.course_root else None
+        with Session(folder, limits, cell_timeout=self.cell_timeout, budget=budget, known=known) as session:
             for cell in nb.cells:
                 if cell.cell_type != "code":
                     continue
                 count += 1
-                grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")  # put back from the gradebook (sanitize.RestoreCellMetadata)
+                grade_id = _grade_id(cell)  # put back from the gradebook (sanitize.RestoreCellMetadata)
                 if grade_id in checks:
                     cell.outputs = self._grade(spec, cell, session, attempt, count, right)
                 elif grade_id == SUMMARY:
@@ -119,6 +122,31 @@ class TrustedExecute(NbGraderPreprocessor):
         return [nbformat.v4.new_output("stream", name="stdout", text="\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
                 nbformat.v4.new_output("execute_result", data={"text/plain": repr(report.score)},
                                        metadata={RESULT_KEY: GradeResult.of(report, points).to_json()}, execution_count=count)]
+
+
+def _grade_id(cell: nbformat.NotebookNode) -> str | None:
+    return cell.metadata.get("nbgrader", {}).get("grade_id")
+
+
+def _graded(spec) -> set[str]:
+    """The grade ids of the cells the grader scores (the graded checks); the summary is the grader's too."""
+    return {check.name for check in spec.checks if check.graded}
+
+
+def record_figures(root: Path, name: str) -> Path:
+    """Run the source notebook of `name` (the reference solution) in a runner, every cell that a
+    submission's runner runs, and keep the PNG of each figure it draws (`autograder.figures`)."""
+    spec, settings = get(name), config.load(root)
+    notebook = nbformat.read(figures.source_notebook(root, name), as_version=4)
+    graders = _graded(spec) | {SUMMARY}  # the cells whose outputs the grader writes
+    limits = Limits(settings.MEMORY_LIMIT_MB, settings.OUTPUT_LIMIT_KB, settings.PROCESS_LIMIT, settings.WORK_LIMIT_MB)
+    drawn: dict[str, str] = {}
+    with Session(Course(Path(root)).release(name), limits, cell_timeout=settings.CELL_TIMEOUT,
+                 budget=Budget(settings.SUBMISSION_TIMEOUT, settings.RUNNER_RESTARTS)) as session:
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and _grade_id(cell) not in graders:
+                session.run_cell(cell.source, drawn)
+    return figures.save(root, name, drawn)
 
 
 class CheckCellMetadata(NbGraderPreprocessor):

@@ -23,11 +23,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import nbformat
 import rnnkit
-from rnnkit import codec, messages, wire
+from rnnkit import codec, figures, messages, wire
 from rnnkit.checking import StudentFailure
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
@@ -201,17 +201,19 @@ class Channel:
                 raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
         return self._hello.get("isolation")
 
-    def spawn(self, workdir: Path, limits: Limits, budget: Budget | None = None) -> "Runner":
-        """A fresh runner whose only writable folder is `workdir`."""
+    def spawn(self, workdir: Path, limits: Limits, budget: Budget | None = None, known: Mapping[str, str] | None = None) -> "Runner":
+        """A fresh runner whose only writable folder is `workdir`; `known` holds the PNGs of figures
+        by key (`rnnkit.figures`), which it sends as markers instead of drawing them."""
         self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        known = dict(known or {})
         request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly,
-                   "output_limit": limits.output_kb * 1024,
+                   "output_limit": limits.output_kb * 1024, "figures": sorted(known),
                    "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes, "work_mb": limits.work_mb}}
         socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
         theirs.close()
         pid = json.loads(self.control.recv(1 << 16))["pid"]
-        return Runner(self, ours, pid, limits, budget or Budget(float("inf")))
+        return Runner(self, ours, pid, limits, budget or Budget(float("inf")), known)
 
     def kill(self, pid: int) -> None:
         """Kill one runner and everything it started (its namespace goes with it)."""
@@ -269,8 +271,8 @@ def adopt(index: int) -> None:
 class Runner:
     """One sandboxed process of one submission."""
 
-    def __init__(self, parent: Channel, sock: socket.socket, pid: int, limits: Limits, budget: Budget):
-        self.parent, self.sock, self.pid, self.limits, self.budget = parent, sock, pid, limits, budget
+    def __init__(self, parent: Channel, sock: socket.socket, pid: int, limits: Limits, budget: Budget, known: Mapping[str, str]):
+        self.parent, self.sock, self.pid, self.limits, self.budget, self.known = parent, sock, pid, limits, budget, known
         self.alive = True
 
     def request(self, message: dict, timeout: float) -> dict:
@@ -291,12 +293,17 @@ class Runner:
         """A call's or a cell's own time limit, cut to what is left of the budget."""
         return max(0.1, min(seconds, self.budget.left()))
 
-    def run_cell(self, source: str, timeout: float) -> list:
-        """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept)."""
+    def run_cell(self, source: str, timeout: float, drawn: dict[str, str] | None = None) -> list:
+        """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept, a
+        figure's marker replaced by the PNG of its key); `drawn` gets the PNG of each figure the
+        runner drew, by key."""
         timeout = self._limit(timeout)
         reply = self.request({"op": "run_cell", "source": source}, timeout + GRACE)
         outputs = reply.get("outputs")
-        return [node for node in map(_output, outputs if isinstance(outputs, list) else []) if node is not None]
+        outputs = outputs if isinstance(outputs, list) else []
+        if drawn is not None:
+            drawn.update(_drawn(outputs))
+        return [node for node in (_output(raw, self.known) for raw in outputs) if node is not None]
 
     def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> Any:
         """One call of the student's function `name` (held to "returns copies" where `copies`);
@@ -335,8 +342,9 @@ class Runner:
             self.sock.close()
 
 
-def _output(raw: Any) -> nbformat.NotebookNode | None:
-    """One untrusted output dict as an nbformat output, or None."""
+def _output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode | None:
+    """One untrusted output dict as an nbformat output, or None. A figure's marker becomes the PNG
+    that `known` holds for its key (a marker of any other key is dropped)."""
     if not isinstance(raw, dict):
         return None
     kind = raw.get("output_type")
@@ -344,6 +352,13 @@ def _output(raw: Any) -> nbformat.NotebookNode | None:
         return nbformat.v4.new_output("stream", name=raw["name"], text=raw["text"])
     if kind in ("display_data", "execute_result") and isinstance(raw.get("data"), dict):
         data = {mime: value for mime, value in raw["data"].items() if mime in _MIMES and isinstance(value, str)}
+        png = data.get("image/png", "")
+        if png.startswith(figures.MARKER):
+            found = known.get(png[len(figures.MARKER):])
+            if found is None:
+                del data["image/png"]
+            else:
+                data["image/png"] = found
         if not data:
             return None
         if kind == "display_data":
@@ -357,12 +372,29 @@ def _output(raw: Any) -> nbformat.NotebookNode | None:
     return None
 
 
+def _drawn(outputs: list) -> dict[str, str]:
+    """The PNGs the runner drew in these raw outputs, by the key their metadata names."""
+    found = {}
+    for raw in outputs:
+        if isinstance(raw, dict) and raw.get("output_type") in ("display_data", "execute_result"):
+            data, metadata = raw.get("data"), raw.get("metadata")
+            png = data.get("image/png") if isinstance(data, dict) else None
+            about = metadata.get("image/png") if isinstance(metadata, dict) else None
+            key = about.get(figures.KEY_METADATA) if isinstance(about, dict) else None
+            if figures.is_key(key) and isinstance(png, str) and not png.startswith(figures.MARKER):
+                found[key] = png
+    return found
+
+
 class Session:
     """One submission's runner, started again (earlier cells replayed) after it dies, within the
-    submission's `budget` of runner time and restarts."""
+    submission's `budget` of runner time and restarts. `known` holds the PNGs of the figures of the
+    reference run by key (`autograder.figures`): a runner sends those as markers, undrawn."""
 
-    def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float, budget: Budget | None = None):
+    def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float, budget: Budget | None = None,
+                 known: Mapping[str, str] | None = None):
         self.zygote = zygote_channel()
+        self.known = dict(known or {})
         self.limits, self.cell_timeout = limits, cell_timeout
         self.budget = budget or Budget()
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
@@ -373,7 +405,7 @@ class Session:
     def _spawn(self) -> Runner:
         self.budget.started += 1
         self.budget.check()
-        return self.zygote.spawn(self.workdir, self.limits, self.budget)
+        return self.zygote.spawn(self.workdir, self.limits, self.budget, self.known)
 
     def _runner(self) -> Runner:
         if self.runner is None or not self.runner.alive:
@@ -387,11 +419,11 @@ class Session:
                     self.runner = self._spawn()
         return self.runner
 
-    def run_cell(self, source: str) -> list:
+    def run_cell(self, source: str, drawn: dict[str, str] | None = None) -> list:
         """A student cell; a cell that kills or outlives its runner, or comes after the budget is
-        spent, gets an error output instead."""
+        spent, gets an error output instead. `drawn`: see `Runner.run_cell`."""
         try:
-            outputs = self._runner().run_cell(source, self.cell_timeout)
+            outputs = self._runner().run_cell(source, self.cell_timeout, drawn)
         except BudgetSpent:
             return [nbformat.v4.new_output("error", ename="BudgetSpent", traceback=[], evalue=messages.text(
                 "cell.budget_spent", seconds=f"{self.budget.seconds:g}", restarts=self.budget.restarts))]

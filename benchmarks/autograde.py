@@ -50,17 +50,21 @@ c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_prepro
 
 #: The project's start-up, phase by phase: each a fresh process doing everything the one before
 #: did, and one thing more, one after the other (the command itself starts the zygote first, so that
-#: it comes up while the rest imports).
+#: it comes up while the rest imports, and forks its workers after the references).
+_IMPORTS = "import autograder.cli, autograder.course, autograder.execute, autograder.assignments, autograder.classdata, autograder.report"
+_ZYGOTE = "from autograder import sandbox, course; sandbox.zygote_channel().isolation"
+_PREPARE = "course.prepare([{a!r}])"
+_GRADEBOOK = "course._api({root!r}, False).gradebook.__enter__().students"
+_WORKERS = ("import multiprocessing, concurrent.futures as futures; sandbox.prestart({w}); sandbox.claim(); "
+            "context = multiprocessing.get_context('fork'); pool = futures.ProcessPoolExecutor({w}, mp_context=context, "
+            "initializer=course.warm, initargs=({root!r}, False, context.Value('i', 0))); list(pool.map(abs, range({w}))); pool.shutdown()")
 PHASES = {
     "interpreter": "pass",
-    "imports (nbgrader, SymPy, the assignments)": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments",
-    "sandbox zygote up": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                         "from autograder import sandbox; sandbox.zygote_channel().isolation",
-    "references and catalogue": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                                "from autograder import sandbox, course; sandbox.zygote_channel().isolation; course.prepare([{a!r}])",
-    "nbgrader app and gradebook": "import autograder.cli, autograder.course, autograder.execute, autograder.assignments;"
-                                  "from autograder import sandbox, course; sandbox.zygote_channel().isolation; course.prepare([{a!r}]);"
-                                  "course._api({root!r}, False).gradebook.__enter__().students",
+    "imports (nbgrader, SymPy, the assignments)": _IMPORTS,
+    "sandbox zygote up": f"{_IMPORTS}; {_ZYGOTE}",
+    "references and catalogue": f"{_IMPORTS}; {_ZYGOTE}; {_PREPARE}",
+    "nbgrader app and gradebook": f"{_IMPORTS}; {_ZYGOTE}; {_PREPARE}; {_GRADEBOOK}",
+    "workers forked and warm": f"{_IMPORTS}; {_ZYGOTE}; {_PREPARE}; {_GRADEBOOK}; {_WORKERS}",
 }
 
 
@@ -105,10 +109,10 @@ def fit(sizes: list[int], seconds: list[float]) -> tuple[float, float]:
     return intercept, slope
 
 
-def startup_profile(root: Path, assignment: str) -> list[tuple[str, float]]:
+def startup_profile(root: Path, assignment: str, workers: int) -> list[tuple[str, float]]:
     """Seconds of a fresh process that goes up to each start-up phase, one after the other (the
     median of 3)."""
-    return [(phase, statistics.median(timed([PYTHON, "-c", code.format(a=assignment, root=str(root))], root) for _ in range(3)))
+    return [(phase, statistics.median(timed([PYTHON, "-c", code.format(a=assignment, root=str(root), w=workers)], root) for _ in range(3)))
             for phase, code in PHASES.items()]
 
 
@@ -117,9 +121,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 16, 64])
     parser.add_argument("--assignment", default="ch12_bptt")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--dask-size", type=int, default=16, help="submissions graded on Dask with 1 and 2 workers")
+    parser.add_argument("--dask-size", type=int, default=64, help="submissions graded on Dask with 1 and 2 workers")
     args = parser.parse_args()
     a, workers = args.assignment, str(args.workers)
+    # byte-compiled, as `make venv` leaves the package (a machine with PYTHONDONTWRITEBYTECODE set never writes the cache itself)
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "autograder"), str(REPO / "solutions")], check=True, stdout=subprocess.DEVNULL)
     rows, stock_times, project_times = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)
@@ -133,7 +139,7 @@ def main() -> None:
             project_times.append(project)
         one = {"stock": timed(stock_command(a, "--student", "student000"), stock_root),
                "project": timed(project_command(a, "--student", "student000"), project_root)}
-        profile = startup_profile(project_root, a)
+        profile = startup_profile(project_root, a, args.workers)
         dask_root = course_root(folder, "dask", a, args.dask_size, stock=False)
         dask = {n: timed(project_command(a, "--dask", "local", "--workers", str(n)), dask_root) for n in (1, 2)}
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

@@ -7,7 +7,8 @@ end of a fresh socket;
 the zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own where the machine
 offers one) and serves the grader on that socket:
 
-* `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it;
+* `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it (a
+  figure whose key the spawn request listed in `figures` comes as a marker: `rnnkit.figures`);
 * `{"op": "call", "name", "args", "kwargs", "timeout", "copies"}` -> `{"value"}` or `{"failure", "fields"}`:
   one call of a function the student's cells defined, arguments and result in `codec` data (with
   `copies`, held to "returns copies": `rnnkit.helpers.call_returning_copies`);
@@ -33,7 +34,7 @@ from typing import Any  # noqa: E402
 import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 import matplotlib.pyplot  # noqa: E402,F401
 
-from . import codec, jail, wire  # noqa: E402
+from . import codec, figures, jail, wire  # noqa: E402
 from .cells import CellRunner, preload  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
 from .helpers import pristine  # noqa: E402
@@ -106,7 +107,8 @@ def _child(connection: socket.socket, request: dict) -> None:
         jail.enter(workdir, request["readonly"], limits, keep_fds=(connection.fileno(),))  # only rlimits where no namespaces
         os.chdir(workdir)
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        serve(connection, CellRunner(output_limit_bytes=int(request["output_limit"])))
+        known = frozenset(key for key in request.get("figures", []) if figures.is_key(key))
+        serve(connection, CellRunner(output_limit_bytes=int(request["output_limit"]), known_figures=known))
     except BaseException:  # noqa: BLE001 - a child must never return into the zygote's loop
         status = 1
     finally:
@@ -181,3 +183,5 @@ if __name__ == "__main__":
 
     ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the grader
     zygote([socket.socket(fileno=int(fd)) for fd in sys.argv[1:]])
+    jail.shut_down()
+    os._exit(0)  # its grader waits for this exit: the warm heap is not torn down first

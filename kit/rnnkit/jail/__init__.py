@@ -87,7 +87,7 @@ from .syscalls import _NAMESPACES, _PR_SET_DUMPABLE, _PR_SET_PDEATHSIG, _check, 
 # imported numpy before this module; callers should set it themselves before importing numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-__all__ = ["Limits", "available", "enter", "release"]
+__all__ = ["Limits", "available", "enter", "release", "shut_down"]
 
 _PROBE_TIMEOUT = 20.0
 
@@ -299,6 +299,13 @@ def _enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[in
          "private /tmp, minimal /dev, own /proc"]
         + [f for f in features if f != "own hostname"]
         + ["no capabilities, no_new_privs", who, budgets])
+
+
+def shut_down() -> None:
+    """In the process that called available(): remove the cgroups it made for runners (also done at
+    its exit; this is for a process that ends with os._exit)."""
+    if _cgroups is not None:
+        _drop_cgroups(_cgroups)
 
 
 def release(pid: int) -> None:

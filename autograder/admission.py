@@ -23,7 +23,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from nbgrader import utils
+from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde, BaseConverter, NbGraderException
+
+from .gradebook import CourseGradebook
 
 #: The files besides the notebook that nbgrader's own steps read from a submission.
 CARRIED = ("timestamp.txt", "submission_secret.txt")
@@ -158,7 +162,9 @@ class _CarryAdmitted(BaseConverter):
 
 class AdmittedAutograde(Autograde, _CarryAdmitted):
     """nbgrader's `Autograde`, with each submission admitted before anything of it is copied or
-    read; a refused one is recorded in the gradebook and fails alone."""
+    read; a refused one is recorded in the gradebook and fails alone. The rest of nbgrader's
+    `init_assignment` (student, submission and its timestamp, the source files, the known
+    notebooks) is restated below on one `CourseGradebook` session instead of five new gradebooks."""
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         source = Path(self._format_source(assignment_id, student_id))
@@ -169,7 +175,82 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
             message = f"refused {assignment_id} of {student_id}: " + "; ".join(reasons) + " (flagged for manual review)"
             self.log.error(message)
             raise Refused(message)
-        super().init_assignment(assignment_id, student_id)
+        super(Autograde, self).init_assignment(assignment_id, student_id)  # _CarryAdmitted's copy
+        with CourseGradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            self._record_submission(gb, assignment_id, student_id)
+            self._copy_source_files(assignment_id, student_id)
+            self._keep_known_notebooks(gb, assignment_id, student_id)
+
+    # nbgrader's `Autograde.init_assignment` (0.9.6), step by step, in one gradebook session
+
+    def _record_submission(self, gb: CourseGradebook, assignment_id: str, student_id: str) -> None:
+        """The student (created if allowed), the assignment, and the submission with its timestamp."""
+        if self.create_student:
+            self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
+            gb.update_or_create_student(student_id)
+        else:
+            try:
+                gb.find_student(student_id)
+            except MissingEntry:
+                msg = "No student with ID '%s' exists in the database" % student_id
+                self.log.error(msg)
+                raise NbGraderException(msg)
+        try:
+            gb.find_assignment(assignment_id)
+        except MissingEntry:
+            msg = "No assignment with ID '%s' exists in the database" % assignment_id
+            self.log.error(msg)
+            raise NbGraderException(msg)
+        timestamp = self.coursedir.get_existing_timestamp(self._format_source(assignment_id, student_id))
+        if timestamp:
+            submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
+            self.log.info("%s submitted at %s", submission, timestamp)
+            if submission.total_seconds_late > 0:
+                self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
+        else:
+            gb.update_or_create_submission(assignment_id, student_id)
+
+    def _copy_source_files(self, assignment_id: str, student_id: str) -> None:
+        """The files of source/ (but notebooks and `exclude_overwriting`) over the autograded folder."""
+        self.log.info("Overwriting files with master versions from the source directory")
+        dest_path = self._format_dest(assignment_id, student_id)
+        source_path = self.coursedir.format_path(self.coursedir.source_directory, ".", assignment_id)
+        source_files = set(utils.find_all_files(source_path, self.coursedir.ignore + ["*.ipynb"]))
+        exclude_files = {os.path.join(source_path, x) for x in self.exclude_overwriting.get(assignment_id, [])}
+        for filename in list(source_files - exclude_files):
+            dest = os.path.join(dest_path, os.path.relpath(filename, source_path))
+            if not os.path.exists(os.path.dirname(dest)):
+                os.makedirs(os.path.dirname(dest))
+            if os.path.exists(dest):
+                os.remove(dest)
+            self.log.info("Copying %s -> %s", filename, dest)
+            shutil.copy(filename, dest)
+
+    def _keep_known_notebooks(self, gb: CourseGradebook, assignment_id: str, student_id: str) -> None:
+        """Only the notebooks the gradebook knows; a released notebook missing from the submission scores zero."""
+        notebooks = []
+        for notebook in self.notebooks:
+            try:
+                gb.find_notebook(os.path.splitext(os.path.basename(notebook))[0], assignment_id)
+            except MissingEntry:
+                self.log.warning("Skipping unknown notebook: %s", notebook)
+            else:
+                notebooks.append(notebook)
+        self.notebooks = notebooks
+        if not self.notebooks:
+            msg = "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
+            self.log.error(msg)
+            raise NbGraderException(msg)
+        for notebook in gb.find_assignment(assignment_id).notebooks:
+            path = os.path.join(self.coursedir.format_path(self.coursedir.submitted_directory, student_id, assignment_id),
+                                "{}.ipynb".format(notebook.name))
+            if not os.path.exists(path):
+                self.log.warning("No submitted file: {}".format(path))
+                submission = gb.find_submission_notebook(notebook.name, assignment_id, student_id)
+                for grade in submission.grades:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+                gb.db.commit()
 
 
 def install() -> None:

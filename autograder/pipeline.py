@@ -14,7 +14,7 @@ from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.generate_feedback import GenerateFeedback
 from nbgrader.preprocessors import CheckCellMetadata, Execute
 
-from . import admission, execute
+from . import admission, bookkeeping, execute
 from .config import TEMPLATES, database_url, use_language
 from .layout import Course
 from .reveal import RevealExpected
@@ -85,8 +85,10 @@ def ensure_exchange(path: Path) -> Path:
 
 
 def _lean(pipeline: list) -> list:
-    """`execute.CheckCellMetadata` in place of nbgrader's: the same checks, the schema compiled once."""
-    return [execute.CheckCellMetadata if cls is CheckCellMetadata else cls for cls in pipeline]
+    """`execute.CheckCellMetadata` in place of nbgrader's (the same checks, the schema compiled once)
+    and `autograder.bookkeeping`'s gradebook steps in place of nbgrader's (the same steps, on the
+    process's gradebook engine)."""
+    return [execute.CheckCellMetadata if cls is CheckCellMetadata else bookkeeping.REPLACES.get(cls, cls) for cls in pipeline]
 
 
 def _sanitize_preprocessors() -> list:

@@ -18,9 +18,11 @@ from pathlib import Path
 import bleach
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors.sanitize import SanitizeHTML
-from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.api import GradeCell, MissingEntry, SolutionCell, SourceCell, TaskCell
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Unicode
+
+from .gradebook import CourseGradebook
 
 #: Tags a student's markdown or HTML output may keep (attributes: bleach's defaults plus these).
 TAGS = sorted(set(bleach.ALLOWED_TAGS) | {"p", "div", "span", "br", "hr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -33,15 +35,14 @@ class RestoreCellMetadata(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
-        with Gradebook(info["db_url"]) as gb:
+        with CourseGradebook(info["db_url"]) as gb:
             try:
-                notebook = gb.find_notebook(info["notebook"], info["assignment"])
+                gb.find_notebook(info["notebook"], info["assignment"])
             except MissingEntry:
                 return nb, resources
-            sources = {cell.name: cell for cell in notebook.source_cells}
-            grades = {cell.name: cell.max_score for cell in notebook.grade_cells}
-            solutions = {cell.name for cell in notebook.solution_cells}
-            tasks = {cell.name for cell in notebook.task_cells}
+            sources, grades, solutions, tasks = (gb.cells(kind, info["notebook"], info["assignment"])
+                                                 for kind in (SourceCell, GradeCell, SolutionCell, TaskCell))
+            grades = {name: cell.max_score for name, cell in grades.items()}
             for cell in nb.cells:
                 name = cell.metadata.get("nbgrader", {}).get("grade_id") if isinstance(cell.metadata.get("nbgrader"), dict) else None
                 if name in sources:

@@ -189,18 +189,8 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
             self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
             gb.update_or_create_student(student_id)
         else:
-            try:
-                gb.find_student(student_id)
-            except MissingEntry:
-                msg = "No student with ID '%s' exists in the database" % student_id
-                self.log.error(msg)
-                raise NbGraderException(msg)
-        try:
-            gb.find_assignment(assignment_id)
-        except MissingEntry:
-            msg = "No assignment with ID '%s' exists in the database" % assignment_id
-            self.log.error(msg)
-            raise NbGraderException(msg)
+            self._known(gb.find_student, "student", student_id)
+        self._known(gb.find_assignment, "assignment", assignment_id)
         timestamp = self.coursedir.get_existing_timestamp(self._format_source(assignment_id, student_id))
         if timestamp:
             submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
@@ -209,6 +199,15 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                 self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
         else:
             gb.update_or_create_submission(assignment_id, student_id)
+
+    def _known(self, find, kind: str, entry_id: str) -> None:
+        """nbgrader's error when the gradebook has no `kind` `entry_id`."""
+        try:
+            find(entry_id)
+        except MissingEntry:
+            msg = f"No {kind} with ID '{entry_id}' exists in the database"
+            self.log.error(msg)
+            raise NbGraderException(msg) from None
 
     def _copy_source_files(self, assignment_id: str, student_id: str) -> None:
         """The files of source/ (but notebooks and `exclude_overwriting`) over the autograded folder."""

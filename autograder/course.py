@@ -263,17 +263,25 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     outcomes: list[Outcome] = []
     with tqdm(total=len(jobs), desc="autograde", unit="submission") as bar:
         if dask:
+            import dask as dask_config
             from dask.distributed import Client, LocalCluster
             from dask.distributed import as_completed as dask_completed
 
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True) if dask == "local" else None
+            cluster = None
+            if dask == "local":  # its workers forked from this process once it is prepared, as the local pool's are
+                prepare(sorted({name for name, _ in jobs}))
+                _freeze()
+                with dask_config.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+                    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
             with Client(cluster or dask) as client:
+                client.run(warm, root, unsandboxed)  # every worker's zygote and nbgrader app, before its first submission
                 futures = [client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False) for name, student in jobs]
                 for future in dask_completed(futures):
                     outcomes.append(future.result())
                     bar.update()
             if cluster:
                 cluster.close()
+                gc.unfreeze()
         elif workers == 1 or len(jobs) == 1:  # in this process: its nbgrader app and zygote stay warm for the next call
             for name, student in jobs:
                 outcomes.append(autograde_one(root, name, student, unsandboxed=unsandboxed))

@@ -35,6 +35,9 @@ GRACE = 2.0
 #: Failures a runner may report; anything else is read as a crash.
 FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check.timeout", "check.not_defined",
             "check.unreadable_result", "check.contract_broken"}
+#: At most this many kept figures are named to a runner (the others are drawn): the spawn request
+#: stays far below the zygote's 64 KiB message.
+MAX_KNOWN_FIGURES = 256
 _MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
 
 
@@ -206,9 +209,9 @@ class Channel:
         by key (`rnnkit.figures`), which it sends as markers instead of drawing them."""
         self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        known = dict(known or {})
+        known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
         request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly,
-                   "output_limit": limits.output_kb * 1024, "figures": sorted(known),
+                   "output_limit": limits.output_kb * 1024, "figures": list(known),
                    "limits": {"memory_mb": limits.memory_mb, "processes": limits.processes, "work_mb": limits.work_mb}}
         socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
         theirs.close()

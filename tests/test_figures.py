@@ -125,3 +125,18 @@ def test_a_graded_class_shows_the_reference_runs_figure(graded_class):
     notebook = json.loads((graded_class.root / "autograded" / "reference" / "ch12_bptt" / "ch12_bptt.ipynb").read_text(encoding="utf-8"))
     shown = [png for cell in notebook["cells"] for png in pngs(cell.get("outputs", []))]
     assert shown and set(shown) <= set(kept.values())
+
+
+def test_a_runner_is_told_a_bounded_number_of_kept_figures(tmp_path, monkeypatch):
+    """However many figures are kept, the spawn request fits the zygote's message; a figure not
+    named to the runner is drawn."""
+    from autograder import sandbox
+
+    _, drawn = run(tmp_path, PLOT.format(factor=0.5))
+    (key, png), = drawn.items()
+    many = {f"{index:064x}": "KEPT" for index in range(5000)}
+    outputs, _ = run(tmp_path, PLOT.format(factor=0.5), known={**many, key: png})
+    assert pngs(outputs) == [png]
+    monkeypatch.setattr(sandbox, "MAX_KNOWN_FIGURES", 0)
+    outputs, drawn_again = run(tmp_path, PLOT.format(factor=0.5), known={key: png})
+    assert pngs(outputs) == [png] and drawn_again == {key: png}

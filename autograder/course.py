@@ -257,7 +257,8 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
     from . import execute
 
-    for name in sorted({name for name, _ in jobs}):  # released before figures were kept, or its source changed since
+    graded = sorted({name for name, _ in jobs})
+    for name in graded:  # released before figures were kept, or its source changed since
         if figures.load(root, name) is None and figures.source_notebook(root, name).is_file():
             execute.record_figures(course.root, name)
     outcomes: list[Outcome] = []
@@ -269,7 +270,7 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
 
             cluster = None
             if dask == "local":  # its workers forked from this process once it is prepared, as the local pool's are
-                prepare(sorted({name for name, _ in jobs}))
+                prepare(graded)
                 _freeze()
                 with dask_config.config.set({"distributed.worker.multiprocessing-method": "fork"}):
                     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True)
@@ -288,7 +289,7 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
                 bar.update()
         else:
             context = multiprocessing.get_context("fork")
-            prepare(sorted({name for name, _ in jobs}))
+            prepare(graded)
             _freeze()  # the workers forked below start with it frozen
             counter = context.Value("i", 0)
             try:

@@ -24,6 +24,8 @@ CALL_TIMEOUT = 10
 MEMORY_LIMIT_MB = 2048
 #: Output one cell may keep in the autograded notebook, in KB (the rest is cut, with a note).
 OUTPUT_LIMIT_KB = 256
+#: Output all the cells of one submission may keep, in KB (past it a cell's outputs are one note).
+OUTPUT_TOTAL_KB = 1024
 #: Processes a submission may run at once (its own included).
 PROCESS_LIMIT = 64
 #: Size of a runner's work folder (a tmpfs holding a copy of the graded folder), in MB.

@@ -6,34 +6,51 @@ recursion, so a folder chain of any depth is read in bounded memory. A submissio
 it holds anything but regular files and folders (symbolic links, hard links, devices, FIFOs,
 sockets), when its notebook is missing, or when it is larger than the limits below. A refused
 submission is not graded: the gradebook gets it flagged for manual review with the reasons as a
-comment, and the log says why; the rest of the class is graded as usual.
+comment, and the log says why; the rest of the class is graded as usual. The reasons name files
+through `autograder.escape.quoted`, so no control character of a name reaches a terminal or the comment.
 
 Of an admitted submission only the notebook and `CARRIED` go on to `autograded/` (and so to
 `feedback/`); the data files come from `source/`.
 
 `install()` puts `AdmittedAutograde` in the place of nbgrader's `Autograde` in its command line
 and API (called from the course's nbgrader configuration), so plain `nbgrader autograde` and
-`python -m autograder autograde` admit the same way.
+`python -m autograder autograde` admit the same way; it also makes every log record of the process
+escape its control characters (`autograder.escape.ShownRecord`).
 """
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import logging
 import os
+import re
 import shutil
 import stat
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jsonschema
+import nbformat
+from nbformat.reader import NotJSONError
 from nbgrader import utils
+from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError, ValidationError
 from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde, BaseConverter, NbGraderException
 
+from .attempts import NoSecret, read_secret
+from .escape import ShownRecord, quoted, shown
 from .gradebook import CourseGradebook
+from .layout import failed_attempt_record
 
 #: The files besides the notebook that nbgrader's own steps read from a submission.
 CARRIED = ("timestamp.txt", "submission_secret.txt")
 #: Entries (files and folders) a submission folder may hold, and how deep its folders may go.
 MAX_ENTRIES = 2000
 MAX_DEPTH = 32
+#: Bytes a timestamp.txt may have (nbgrader writes about thirty).
+MAX_TIMESTAMP_BYTES = 100
 #: Bytes one carried file may have (the notebook included).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
@@ -91,14 +108,14 @@ def inspect(folder: Path, notebook: str) -> Verdict:
                         break
                     if kind == stat.S_IFDIR:
                         if path.count("/") + 1 >= MAX_DEPTH:
-                            verdict.reasons.append(f"its folders are nested more than {MAX_DEPTH} deep ({path[:80]}...)")
+                            verdict.reasons.append(f"its folders are nested more than {MAX_DEPTH} deep (at {quoted(path)})")
                             stack.clear()
                             break
                         stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), path + "/"))
                     elif kind != stat.S_IFREG:
-                        verdict.reasons.append(f"{path} is {_KINDS.get(kind, 'not a regular file')}")
+                        verdict.reasons.append(f"{quoted(path)} is {_KINDS.get(kind, 'not a regular file')}")
                     elif info.st_nlink > 1:
-                        verdict.reasons.append(f"{path} is a hard link ({info.st_nlink} names for one file)")
+                        verdict.reasons.append(f"{quoted(path)} is a hard link ({info.st_nlink} names for one file)")
                     elif not prefix:
                         verdict.files[name] = info.st_size
             finally:
@@ -110,10 +127,10 @@ def inspect(folder: Path, notebook: str) -> Verdict:
             os.close(fd)
     if not verdict.reasons:
         if notebook not in verdict.files:
-            verdict.reasons.append(f"it has no {notebook} (a regular file) at its top")
+            verdict.reasons.append(f"it has no {quoted(notebook)} (a regular file) at its top")
         for name in (notebook, *CARRIED):
             if verdict.files.get(name, 0) > MAX_FILE_BYTES:
-                verdict.reasons.append(f"{name} is larger than {MAX_FILE_BYTES // 2**20} MB")
+                verdict.reasons.append(f"{quoted(name)} is larger than {MAX_FILE_BYTES // 2**20} MB")
     return verdict
 
 
@@ -122,23 +139,30 @@ def copy_file(source: Path, target: Path) -> None:
     fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as src:
         if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
-            raise Refused(f"{source} is not a regular file")
+            raise Refused(f"{quoted(str(source))} is not a regular file")
         with open(target, "wb") as dst:
             shutil.copyfileobj(src, dst)
 
 
 def record_refusal(db_url: str, course_id: str, assignment: str, student: str, reasons: list[str]) -> None:
-    """Put the refused submission in the gradebook: flagged, every grade left for manual grading,
-    and the reasons as the comment of its first cell, so formgrader shows why."""
+    """Put the refused submission in the gradebook: flagged, and the reasons as the comment of its
+    first cell (plain text, controls escaped), so formgrader shows why. A submission graded before
+    keeps its grades (an earlier hand-in's: a refused one never costs them); one never graded has
+    every grade left for manual grading."""
     from nbgrader.api import Gradebook
 
-    text = "Not autograded: admission refused this submission because " + "; ".join(reasons) + ". Review it by hand."
+    why = "; ".join(reasons)
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(student)
         submission = gb.update_or_create_submission(assignment, student)
+        graded = any(grade.auto_score is not None or grade.manual_score is not None
+                     for notebook in submission.notebooks for grade in notebook.grades)
+        text = shown(f"The last hand-in was not autograded: admission refused it because {why}. The grades are an earlier "
+                     "hand-in's; review it by hand." if graded else
+                     f"Not autograded: admission refused this submission because {why}. Review it by hand.")
         for notebook in submission.notebooks:
             notebook.flagged = True
-            for grade in notebook.grades:
+            for grade in notebook.grades if not graded else ():
                 grade.auto_score = None
                 grade.needs_manual_grade = True
             comments = sorted(notebook.comments, key=lambda c: c.cell.id)
@@ -166,15 +190,65 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
     `init_assignment` (student, submission and its timestamp, the source files, the known
     notebooks) is restated below on one `CourseGradebook` session instead of five new gradebooks."""
 
+    def start(self) -> None:
+        """nbgrader's autograde, stopped once, before any submission is read, where the course has no
+        secret to draw hidden cases from."""
+        try:
+            read_secret(self.coursedir.root)
+        except NoSecret as error:
+            self.log.error("%s", error)
+            raise NbGraderException(str(error)) from None
+        super().start()
+
+    def convert_notebooks(self) -> None:
+        """nbgrader's loop over the submissions (`BaseConverter.convert_notebooks`, 0.9.6), each on its
+        own: what one notebook holds (a refused folder, an unreadable notebook or timestamp, metadata
+        nbgrader cannot read) is one line and a flag and costs that submission alone, where nbgrader
+        stops the class on a notebook's metadata schema; a grader fault costs the submission alone
+        too, its traceback logged. An earlier graded copy is put back when its regrade fails.
+        NbGraderException at the end when any submission failed."""
+        failed = []
+        pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        for folder in sorted(self.assignments):
+            self.notebooks = sorted(self.assignments[folder])
+            assignment_id, student_id = re.match(pattern, folder).group("assignment_id", "student_id")
+            with _earlier_copy(Path(self._format_dest(assignment_id, student_id))) as earlier:
+                try:
+                    if not self.init_destination(assignment_id, student_id):
+                        earlier.done(graded=False)
+                        continue
+                    self.run_pre_convert_hook()
+                    self.init_assignment(assignment_id, student_id)
+                    for notebook in self.notebooks:
+                        self.convert_single_notebook(notebook)
+                    self.set_permissions(assignment_id, student_id)
+                    self.run_post_convert_hook()
+                    earlier.done()
+                except Refused as refusal:
+                    earlier.failed(str(refusal))  # recorded and logged where it was refused
+                except UNREADABLE as error:
+                    earlier.failed(self._refuse(assignment_id, student_id, [f"its notebook cannot be graded ({_cause(error)})"]))
+                except Exception as error:  # noqa: BLE001 - a grader fault costs this submission, never the class
+                    self.log.error("failed %s of %s: %s\n%s", assignment_id, student_id, _cause(error), traceback.format_exc())
+                    earlier.failed(f"the grader failed: {_cause(error)}")
+            if earlier.reason:
+                failed.append(student_id)
+        if failed:
+            raise NbGraderException(f"{len(failed)} submission(s) not autograded: {', '.join(failed)}")
+
+    def _refuse(self, assignment_id: str, student_id: str, reasons: list[str]) -> str:
+        """Record and log one refused submission (the log line `course.Outcome.refused` reads); its reasons."""
+        record_refusal(self.coursedir.db_url, self.coursedir.course_id, assignment_id, student_id, reasons)
+        self.log.error("refused %s of %s: %s (flagged for manual review)", assignment_id, student_id, "; ".join(reasons))
+        return "; ".join(reasons)
+
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
         source = Path(self._format_source(assignment_id, student_id))
         notebooks = {Path(nb).name for nb in self.notebooks} or {f"{assignment_id}.ipynb"}
         reasons = [reason for name in sorted(notebooks) for reason in inspect(source, name).reasons]
+        reasons = reasons or [reason for name in sorted(notebooks) if (reason := unreadable(source / name))]
         if reasons:
-            record_refusal(self.coursedir.db_url, self.coursedir.course_id, assignment_id, student_id, reasons)
-            message = f"refused {assignment_id} of {student_id}: " + "; ".join(reasons) + " (flagged for manual review)"
-            self.log.error(message)
-            raise Refused(message)
+            raise Refused(self._refuse(assignment_id, student_id, reasons))
         super(Autograde, self).init_assignment(assignment_id, student_id)  # _CarryAdmitted's copy
         with CourseGradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self._record_submission(gb, assignment_id, student_id)
@@ -191,7 +265,7 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         else:
             self._known(gb.find_student, "student", student_id)
         self._known(gb.find_assignment, "assignment", assignment_id)
-        timestamp = self.coursedir.get_existing_timestamp(self._format_source(assignment_id, student_id))
+        timestamp = self._submitted_at(assignment_id, student_id)
         if timestamp:
             submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
             self.log.info("%s submitted at %s", submission, timestamp)
@@ -199,6 +273,21 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                 self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
         else:
             gb.update_or_create_submission(assignment_id, student_id)
+
+    def _submitted_at(self, assignment_id: str, student_id: str):
+        """The time of the submission's timestamp.txt as nbgrader reads it (`CourseDirectory.get_existing_timestamp`),
+        None where there is none, or where it is not a time (logged: nbgrader would stop the submission)."""
+        path = Path(self._format_source(assignment_id, student_id)) / "timestamp.txt"
+        try:
+            with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) if path.is_file() else io.BytesIO() as file:
+                text = file.read(MAX_TIMESTAMP_BYTES + 1).decode("utf-8").strip()
+            if len(text) > MAX_TIMESTAMP_BYTES:
+                raise ValueError(f"longer than {MAX_TIMESTAMP_BYTES} bytes")
+            return utils.parse_utc(text) if text else None
+        except (ValueError, OverflowError) as error:
+            self.log.warning("%s of %s: its timestamp.txt is not a time (%s); graded with no submission time",
+                             assignment_id, student_id, _cause(error))
+            return None
 
     def _known(self, find, kind: str, entry_id: str) -> None:
         """nbgrader's error when the gradebook has no `kind` `entry_id`."""
@@ -252,8 +341,78 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                 gb.db.commit()
 
 
+#: What reading a notebook, or its nbgrader metadata, raises where the notebook is at fault.
+UNREADABLE = (NotJSONError, nbformat.ValidationError, jsonschema.ValidationError, ValidationError, SchemaTooOldError,
+              SchemaTooNewError)
+
+
+def unreadable(path: Path) -> str | None:
+    """Why the notebook at `path` (an admitted regular file) cannot be graded, or None."""
+    try:
+        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
+            nbformat.reads(file.read().decode("utf-8"), as_version=4)
+    except (*UNREADABLE, UnicodeDecodeError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return f"{quoted(path.name)} is not a notebook nbformat can read ({_cause(error)})"
+    return None
+
+
+def _cause(error: BaseException) -> str:
+    """An exception as one short line: its type and the first line of its message."""
+    lines = str(error).strip().splitlines()
+    return shown(f"{type(error).__name__}: {lines[0] if lines else ''}"[:300])
+
+
+class _EarlierCopy:
+    """A submission's graded folder (autograded/<student>/<assignment>) kept beside it while it is
+    graded again: put back unless the new grading finished or was skipped (`done`), and the reason
+    recorded where it `failed` (`layout.failed_attempt_record`), until a grading succeeds."""
+
+    def __init__(self, dest: Path):
+        self.dest, self.kept = dest, dest.parent / f".{dest.name}.earlier"
+        self.finished, self.graded, self.reason = False, False, ""
+        if self.kept.is_dir():  # left by a run that was stopped: the earlier copy, unless a newer one was written
+            if self.dest.exists():
+                shutil.rmtree(self.kept)
+            else:
+                os.replace(self.kept, self.dest)
+        if self.dest.is_dir():
+            shutil.copytree(self.dest, self.kept, symlinks=True)
+
+    def done(self, graded: bool = True) -> None:
+        self.finished, self.graded = True, graded
+
+    def failed(self, reason: str) -> None:
+        self.reason = reason
+
+    def close(self) -> None:
+        record = failed_attempt_record(self.dest)
+        if self.finished:
+            shutil.rmtree(self.kept, ignore_errors=True)
+            if self.graded:
+                record.unlink(missing_ok=True)
+            return
+        if self.dest.exists():
+            shutil.rmtree(self.dest, ignore_errors=True)
+        if self.kept.is_dir():
+            os.replace(self.kept, self.dest)
+        if self.reason:
+            record.parent.mkdir(parents=True, exist_ok=True)
+            record.write_text(json.dumps({"reason": self.reason}) + "\n", encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _earlier_copy(dest: Path):
+    copy = _EarlierCopy(dest)
+    try:
+        yield copy
+    finally:
+        copy.close()
+
+
 def install() -> None:
-    """Make nbgrader's autograde command and API use `AdmittedAutograde`."""
+    """Make nbgrader's autograde command and API use `AdmittedAutograde`, and every log record of
+    the process come out with its controls escaped (`ShownRecord`)."""
     from nbgrader.apps import api, autogradeapp
 
     api.Autograde = autogradeapp.Autograde = AdmittedAutograde
+    logging.setLogRecordFactory(ShownRecord)

@@ -47,7 +47,7 @@ def read_secret(root: str | os.PathLike) -> bytes:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
             value = file.read().strip()
     except FileNotFoundError:
-        raise NoSecret(f"no course secret at {path}: `python -m autograder release` makes one "
+        raise NoSecret(f"no course secret at {path}: `python -m autograder release` (or `nbgrader generate_assignment`) makes one "
                        "(hidden cases are drawn from it, so keep it out of git and the kit)") from None
     if len(value) < 32:
         raise NoSecret(f"{path} is too short to be a course secret ({len(value)} bytes, at least 32)")

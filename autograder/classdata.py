@@ -70,6 +70,8 @@ class Submission:
     penalty: float
     max_score: float
     timestamp: str = ""
+    #: why the last autograde of it failed (the grades are then an earlier attempt's, or none), else ""
+    failed: str = ""
 
     @property
     def score(self) -> float:
@@ -184,7 +186,8 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
             for student, score, penalty, timestamp in submissions:
                 if wanted is None or student in wanted:
                     data.submissions[(name, student)] = Submission(student, name, float(score or 0.0), float(penalty or 0.0),
-                                                                   data.max_scores[name], _text(timestamp))
+                                                                   data.max_scores[name], _text(timestamp),
+                                                                   _failed(course.failed_attempt(student, name)))
             grades = defaultdict(list)
             for student, notebook, grade_id, score, maximum, manual in (
                     gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
@@ -210,6 +213,16 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
                 data.rows += rows
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
     return data
+
+
+def _failed(record: Path) -> str:
+    """The reason a failed-attempt record holds (`layout.failed_attempt_record`), else ""."""
+    try:
+        return str(json.loads(record.read_text(encoding="utf-8"))["reason"])
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError, KeyError, TypeError):
+        return "(unreadable record)"
 
 
 def collect(root: Path) -> list[Row]:

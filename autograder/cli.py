@@ -28,39 +28,27 @@ def _names(args, root: Path) -> list[str]:
     return args.assignments or known
 
 
-#: Where each assignment's folder is (docs/adding-an-assignment.md).
-ASSIGNMENT_FOLDERS = Path(__file__).resolve().parent / "assignments"
-
-
-def _known_assignments(root: Path) -> None:
-    """Stop with the folders there are when course_config.ASSIGNMENTS names one that is not there
-    (checked by folder, so that a command need not import every assignment to say so)."""
-    there = sorted(path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py"))
-    unknown = [name for name in Course(root).settings.ASSIGNMENTS if name not in there]
-    if unknown:
-        raise ValueError(f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
-                         f"the assignments there are {there} (docs/adding-an-assignment.md)")
-
-
 def _autograde(args, root: Path) -> int:
     if not args.dask:
         from . import sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
 
         sandbox.prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
     from . import classdata, course, report
+    from .escape import shown
+    from .attempts import NoSecret
     from .execute import SandboxUnavailable
 
     try:
         outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
                                     dask=args.dask, unsandboxed=args.unsandboxed)
-    except (FileNotFoundError, SandboxUnavailable) as error:
+    except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
         raise SystemExit(str(error)) from None
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         if outcome.refused:
-            print(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused), file=sys.stderr)
+            print(shown(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused)), file=sys.stderr)
         else:
-            print(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log), file=sys.stderr)
+            print(shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)), file=sys.stderr)
     graded = {(o.student, o.assignment) for o in outcomes if o.ok}
     rows = [row for row in classdata.collect(root) if (row.student, row.assignment) in graded]
     if rows:
@@ -138,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
         return book.main(args.out)
     try:
         root = (Course.at(args.root) if "root" in args else Course.find()).root
+        config.checked(root)
         config.use_language(root)
-        _known_assignments(root)
     except (CourseNotFound, ValueError) as error:
         raise SystemExit(str(error)) from None
     if args.command == "autograde":
@@ -168,6 +156,10 @@ def main(argv: list[str] | None = None) -> int:
     elif args.command == "report":
         data = classdata.load(root)
         print(report.score_table(data.rows))
+        from .escape import shown
+
+        for line in report.failed_lines(data):
+            print(shown(line), file=sys.stderr)
         print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
     elif args.command == "kit":
         wheel = kit.build(args.out, root)

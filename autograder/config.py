@@ -3,12 +3,13 @@ and its language. `autograder.pipeline` hands them to nbgrader."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
 from rnnkit.messages import LANGUAGES
 
-from .settings import Settings
+from .settings import Settings, SettingsError
 
 #: The repository root, where the committed `course_config.py` lives.
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +23,25 @@ def load(root: str | os.PathLike = REPO_ROOT) -> Settings:
     if not path.is_file():
         raise FileNotFoundError(f"no course_config.py in {root}: run from the course root")
     return Settings.read(path)
+
+
+#: Where each assignment's folder is (docs/adding-an-assignment.md).
+ASSIGNMENT_FOLDERS = Path(__file__).resolve().parent / "assignments"
+
+
+def checked(root: str | os.PathLike, known: Iterable[str] | None = None) -> Settings:
+    """The settings of course root `root`, refused (SettingsError, FileNotFoundError) when the course
+    cannot use them: a value of the wrong type, an unknown language, or an assignment that is not
+    among the `known` ones (default: those with a folder, so that a command need not import every
+    assignment to say so)."""
+    settings = load(root)
+    language(root)
+    there = sorted(known if known is not None else (path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py")))
+    unknown = [name for name in settings.ASSIGNMENTS if name not in there]
+    if unknown:
+        raise SettingsError(f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
+                            f"the assignments there are {there} (docs/adding-an-assignment.md)")
+    return settings
 
 
 def database_url(root: str | os.PathLike, settings: Settings) -> str:

@@ -245,6 +245,10 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
     if missing:
         raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {root})")
+    if not jobs:
+        raise FileNotFoundError(f"no submission of {', '.join(names or course.assignments)} under {course.root / 'submitted'}: "
+                                "nothing to autograde (collect them first: see the README's 'Submissions in')")
+    attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
     pool = not dask and workers != 1 and len(jobs) > 1
     if not dask:
         from .sandbox import adopt, claim, prestart
@@ -314,16 +318,21 @@ def feedback(root: Path, names: list[str] | None = None, *, students: list[str] 
     course = Course(Path(root))
     explicit = bool(names)
     names = names or assignments(root)
+    graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
     if students:
-        graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
         missing = [f"autograded/{s}/{name}" for name in names for s in students if s not in graded[name]]
         if (explicit and missing) or not any(set(students) & graded[name] for name in names):
             raise FileNotFoundError(f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first")
+    else:
+        missing = [name for name in names if not graded[name]]
+        if (explicit and missing) or not any(graded.values()):
+            raise FileNotFoundError(f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
+                                    "autograde first (python -m autograder autograde)")
     for name in tqdm(names, desc="feedback", unit="assignment"):
+        if not set(students or graded[name]) & graded[name]:
+            continue
         if not students:
             nbgrader(course.root, "generate_feedback", name, "--force")
-            continue
-        if not set(students) & graded[name]:
             continue
         others = sorted(graded[name] - set(students))
         exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []

@@ -58,6 +58,7 @@ class TrustedExecute(NbGraderPreprocessor):
     cell_timeout = Float(Settings.CELL_TIMEOUT, help=Settings.help("CELL_TIMEOUT")).tag(config=True)
     memory_limit_mb = Integer(Settings.MEMORY_LIMIT_MB, help=Settings.help("MEMORY_LIMIT_MB")).tag(config=True)
     output_limit_kb = Integer(Settings.OUTPUT_LIMIT_KB, help=Settings.help("OUTPUT_LIMIT_KB")).tag(config=True)
+    output_total_kb = Integer(Settings.OUTPUT_TOTAL_KB, help=Settings.help("OUTPUT_TOTAL_KB")).tag(config=True)
     process_limit = Integer(Settings.PROCESS_LIMIT, help=Settings.help("PROCESS_LIMIT")).tag(config=True)
     work_limit_mb = Integer(Settings.WORK_LIMIT_MB, help=Settings.help("WORK_LIMIT_MB")).tag(config=True)
     submission_timeout = Float(Settings.SUBMISSION_TIMEOUT, help=Settings.help("SUBMISSION_TIMEOUT")).tag(config=True)
@@ -72,7 +73,7 @@ class TrustedExecute(NbGraderPreprocessor):
         attempt = self._attempt(nb, resources)
         checks = _graded(spec)
         self.log.info("sandbox: %s", isolation_in_force(zygote_channel().isolation, self.unsandboxed))
-        limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb)
+        limits = Limits(self.memory_limit_mb, self.output_limit_kb, self.process_limit, self.work_limit_mb, self.output_total_kb)
         budget = Budget(self.submission_timeout, self.runner_restarts)
         folder = Path(resources["metadata"]["path"])
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
@@ -146,7 +147,8 @@ def record_figures(root: Path, name: str) -> Path:
     spec, settings = get(name), config.load(root)
     notebook = nbformat.read(figures.source_notebook(root, name), as_version=4)
     graders = _graded(spec) | {SUMMARY}  # the cells whose outputs the grader writes
-    limits = Limits(settings.MEMORY_LIMIT_MB, settings.OUTPUT_LIMIT_KB, settings.PROCESS_LIMIT, settings.WORK_LIMIT_MB)
+    limits = Limits(settings.MEMORY_LIMIT_MB, settings.OUTPUT_LIMIT_KB, settings.PROCESS_LIMIT, settings.WORK_LIMIT_MB,
+                    settings.OUTPUT_TOTAL_KB)
     drawn: dict[str, str] = {}
     with Session(Course(Path(root)).release(name), limits, cell_timeout=settings.CELL_TIMEOUT,
                  budget=Budget(settings.SUBMISSION_TIMEOUT, settings.RUNNER_RESTARTS)) as session:

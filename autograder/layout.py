@@ -18,6 +18,13 @@ class CourseNotFound(FileNotFoundError):
     """No course root where one was looked for."""
 
 
+def failed_attempt_record(graded: Path) -> Path:
+    """Beside a graded folder `autograded/<student>/<assignment>`: why its last autograde failed
+    (JSON `{"reason": ...}`), written by `autograder.admission` and removed when one succeeds; the
+    graded folder left there is the earlier attempt's."""
+    return graded.parent / f".{graded.name}.failed.json"
+
+
 @dataclass(frozen=True)
 class Course:
     """The folders of one course root."""
@@ -83,6 +90,10 @@ class Course:
 
     def autograded(self, student: str, assignment: str) -> Path:
         return self.root / "autograded" / student / assignment
+
+    def failed_attempt(self, student: str, assignment: str) -> Path:
+        """The record of a submission whose last autograde failed (`failed_attempt_record`)."""
+        return failed_attempt_record(self.autograded(student, assignment))
 
     def notebook(self, folder: Path, assignment: str) -> Path:
         """The assignment's notebook in one of its folders (every assignment has one notebook)."""

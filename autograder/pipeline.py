@@ -1,11 +1,13 @@
-"""The course's nbgrader pipeline, defined once: `nbgrader_settings` fills nbgrader's traitlets config
-from `course_config.py` (through `autograder.settings.Settings`).
+"""The course's nbgrader pipeline, defined once: `configure` fills nbgrader's traitlets config from
+`course_config.py` (through `autograder.settings.Settings`).
 
 The root's `nbgrader_config.py` calls it, so plain `nbgrader` commands, formgrader and
-`python -m autograder` (which loads that file) run the same preprocessors with the same settings.
+`python -m autograder` (which loads that file) run the same preprocessors with the same settings;
+whatever it raises stops the command there (see `nbgrader_config.py`).
 """
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import nbgrader
@@ -14,8 +16,9 @@ from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.generate_feedback import GenerateFeedback
 from nbgrader.preprocessors import CheckCellMetadata, Execute
 
-from . import admission, bookkeeping, execute
-from .config import TEMPLATES, database_url, use_language
+from . import admission, attempts, bookkeeping, execute
+from .assignments import ALL
+from .config import TEMPLATES, checked, database_url, use_language
 from .layout import Course
 from .reveal import RevealExpected
 from .sanitize import RestoreCellMetadata, SanitizeStudentHTML
@@ -25,6 +28,12 @@ from .written import ShowRubric
 
 class FeedbackExporter(HTMLExporter):
     """nbgrader's feedback HTMLExporter with the course's template."""
+
+
+def configure(c, root: str) -> None:
+    """Fill an nbgrader traitlets config `c` from the settings of course root `root`; raises (and so
+    stops the command) when the course cannot use them (`autograder.config.checked`)."""
+    nbgrader_settings(c, root, checked(root, ALL))
 
 
 def nbgrader_settings(c, root: str, settings: Settings) -> None:
@@ -43,6 +52,8 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     # the notebook validated once after each pass's preprocessors, not after every one of them
     c.Exporter.optimistic_validation = True
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
+    # plain `nbgrader generate_assignment` makes the course secret too, as `python -m autograder release` does
+    c.GenerateAssignment.pre_convert_hook = functools.partial(_make_secret, root)
     c.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
     # submissions in: links, foreign owners and misleading LMS names refused before any copy
     admission.install()
@@ -57,6 +68,7 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
     c.TrustedExecute.memory_limit_mb = settings.MEMORY_LIMIT_MB
     c.TrustedExecute.output_limit_kb = settings.OUTPUT_LIMIT_KB
+    c.TrustedExecute.output_total_kb = settings.OUTPUT_TOTAL_KB
     c.TrustedExecute.process_limit = settings.PROCESS_LIMIT
     c.TrustedExecute.course_id = settings.COURSE_ID
     c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
@@ -67,9 +79,15 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
-    c.FeedbackExporter.filters = {"label": "autograder.labels.label"}  # the page's words in the course language
+    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.sanitize.clean_markdown"}  # words in the course language, clean comments
     c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
                                                   str(TEMPLATES)]
+
+
+def _make_secret(root: str, **_hook) -> None:
+    """nbgrader's pre-convert hook of generate_assignment (called with the assignment, the student
+    and the notebooks): the course secret, made unless there is one."""
+    attempts.create_secret(root)
 
 
 def ensure_exchange(path: Path) -> Path:

@@ -27,6 +27,12 @@ def _pad(text: str, width: int, right: bool = False) -> str:
     return space + text if right else text + space
 
 
+def failed_lines(data: ClassData) -> list[str]:
+    """One line per submission whose last autograde failed, with the reason."""
+    return [label("table.last_attempt_failed", submission=f"{a}/{s}", reason=sub.failed)
+            for (a, s), sub in sorted(data.submissions.items()) if sub.failed]
+
+
 def score_table(rows: list[Row]) -> str:
     """A plain-text table: one line per student and assignment, with the cells still to grade by
     hand (written answers, flagged cells) and the misconceptions named (headers in the course
@@ -180,6 +186,9 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     waiting = [row for row in data.rows_of(assignment) if row.needs_manual]
     if waiting:
         facts.append(_h("report.fact.needs_manual", count=f"<b>{len({row.student for row in waiting})}</b>", cells=str(len(waiting))))
+    failed = [sub for (a, _), sub in data.submissions.items() if a == assignment and sub.failed]
+    if failed:
+        facts.append(_h("report.fact.last_attempt_failed", count=f"<b>{len(failed)}</b>"))
     parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
     if 0 < len(missing) <= 12:
         parts.append(f'<p class="note">{_h("report.not_submitted", students=_people(missing))}</p>')
@@ -274,8 +283,10 @@ def _student_table(data: ClassData) -> list[str]:
                 cells.append(f'<td class="missing" title="{not_submitted}">&ndash;</td>')
             else:
                 title = html.escape(", ".join(named[(a, student.id)]) or none_named)
+                failed = (f' <span class="note" title="{html.escape(label("report.cell.last_attempt_failed", reason=sub.failed))}">'
+                          "&#9888;</span>") if sub.failed else ""  # a warning sign
                 cells.append(f'<td class="num" title="{title}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
-                             f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}</td>")
+                             f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}{failed}</td>")
         total = data.total(student.id)
         cells.append(f'<td class="num" style="{_shade(total / data.max_total if data.max_total else 1)}"><b>{_num(total)}</b></td>')
         parts.append("<tr>" + "".join(cells) + "</tr>")

@@ -30,6 +30,8 @@ import rnnkit
 from rnnkit import codec, figures, messages, wire
 from rnnkit.checking import StudentFailure
 
+from .settings import Settings
+
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
 GRACE = 2.0
 #: Failures a runner may report; anything else is read as a crash.
@@ -38,6 +40,11 @@ FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check
 #: At most this many kept figures are named to a runner (the others are drawn): the spawn request
 #: stays far below the zygote's 64 KiB message.
 MAX_KNOWN_FIGURES = 256
+#: Bytes a cell's outputs may take past OUTPUT_LIMIT_KB: what the runner itself keeps past the limit
+#: (an error raised after it, cut to 4 KB, and its note).
+RUNNER_ALLOWANCE = 8 * 1024
+#: Bytes counted for each output besides its text: the notebook's own JSON around it.
+OUTPUT_OVERHEAD = 100
 _MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
 
 
@@ -51,12 +58,14 @@ class BudgetSpent(RunnerDied):
 
 @dataclass(frozen=True)
 class Limits:
-    """What one runner may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT, WORK_LIMIT_MB)."""
+    """What one runner may use (course_config: MEMORY_LIMIT_MB, OUTPUT_LIMIT_KB, PROCESS_LIMIT, WORK_LIMIT_MB),
+    and what one submission's cells may keep of output in all (OUTPUT_TOTAL_KB)."""
 
     memory_mb: int
     output_kb: int
     processes: int
     work_mb: int
+    output_total_kb: int = Settings.OUTPUT_TOTAL_KB
 
 
 @dataclass
@@ -75,6 +84,15 @@ class Budget:
     def check(self) -> None:
         if self.left() <= 0 or self.started > self.restarts + 1:
             raise BudgetSpent(f"{self.seconds:g} s and {self.restarts} restarts")
+
+    @contextlib.contextmanager
+    def spending(self):
+        """Count the time the block takes as spent."""
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.spent += time.monotonic() - start
 
 
 def _readonly_paths() -> list[str]:
@@ -278,19 +296,19 @@ class Runner:
         self.parent, self.sock, self.pid, self.limits, self.budget, self.known = parent, sock, pid, limits, budget, known
         self.alive = True
 
-    def request(self, message: dict, timeout: float) -> dict:
-        """One request, its wait counted against the submission's budget (and cut to what is left of it)."""
+    def request(self, message: dict, timeout: float, read: Callable[[dict], Any] = dict) -> Any:
+        """One request, answered by `read(reply)`: the wait for the reply (cut to what is left of
+        the submission's budget) and its reading both counted against that budget."""
         self.budget.check()
-        start = time.monotonic()
-        try:
-            wire.send(self.sock, message)
-            return wire.receive(self.sock, timeout=min(timeout, self.budget.left() + GRACE),
-                                limit=self.limits.output_kb * 1024 * 8 + codec.MAX_BYTES // 4)
-        except (wire.WireError, OSError) as error:
-            self.close()
-            raise RunnerDied(str(error)) from None
-        finally:
-            self.budget.spent += time.monotonic() - start
+        with self.budget.spending():
+            try:
+                wire.send(self.sock, message)
+                reply = wire.receive(self.sock, timeout=min(timeout, self.budget.left() + GRACE),
+                                     limit=self.limits.output_kb * 1024 * 8 + codec.MAX_BYTES // 4)
+            except (wire.WireError, OSError) as error:
+                self.close()
+                raise RunnerDied(str(error)) from None
+            return read(reply)
 
     def _limit(self, seconds: float) -> float:
         """A call's or a cell's own time limit, cut to what is left of the budget."""
@@ -298,39 +316,27 @@ class Runner:
 
     def run_cell(self, source: str, timeout: float, drawn: dict[str, str] | None = None) -> list:
         """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept, a
-        figure's marker replaced by the PNG of its key); `drawn` gets the PNG of each figure the
-        runner drew, by key."""
+        figure's marker replaced by the PNG of its key), cut to OUTPUT_LIMIT_KB (`_bounded`);
+        `drawn` gets the PNG of each figure the runner drew, by key."""
         timeout = self._limit(timeout)
-        reply = self.request({"op": "run_cell", "source": source}, timeout + GRACE)
-        outputs = reply.get("outputs")
-        outputs = outputs if isinstance(outputs, list) else []
+        return self.request({"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn))
+
+    def _outputs(self, reply: dict, drawn: dict[str, str] | None) -> list:
+        outputs = wire.field(reply, "outputs", list, [])
         if drawn is not None:
             drawn.update(_drawn(outputs))
-        return [node for node in (_output(raw, self.known) for raw in outputs) if node is not None]
+        nodes = [node for node in (_output(raw, self.known) for raw in outputs) if node is not None]
+        note = messages.text("cell.output_truncated", kb=f"{self.limits.output_kb:g}")
+        return _bounded(nodes, self.limits.output_kb * 1024 + RUNNER_ALLOWANCE, note)
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> Any:
-        """One call of the student's function `name` (held to "returns copies" where `copies`);
-        raises StudentFailure or RunnerDied. A check's arguments that the codec cannot carry are a
-        bug of the check: CodecError."""
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> codec.Decoded:
+        """One call of the student's function `name` (held to "returns copies" where `copies`): its
+        result, decoded once; raises StudentFailure or RunnerDied. A check's arguments that the
+        codec cannot carry are a bug of the check: CodecError."""
         timeout = self._limit(timeout)
         message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
                    "copies": copies}
-        reply = self.request(message, timeout + GRACE)
-        if "value" in reply:
-            try:
-                return codec.from_plain(reply["value"])
-            except codec.CodecError as error:
-                raise StudentFailure("check.unreadable_result", detail=str(error)) from None
-        failure = wire.field(reply, "failure", str, "check.crashed")
-        fields = {k: v for k, v in (wire.field(reply, "fields", dict, {}) or {}).items()
-                  if isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
-        fields = {k: (v[:300] if isinstance(v, str) else v) for k, v in fields.items()}
-        if failure not in FAILURES:
-            failure, fields = "check.crashed", {"error": "an unknown failure", "detail": ""}
-        fields.setdefault("error", "an error")
-        fields.setdefault("detail", "")
-        fields.setdefault("seconds", timeout)
-        raise StudentFailure(failure, **fields)
+        return self.request(message, timeout + GRACE, lambda reply: _result(reply, timeout))
 
     def pristine(self, name: str) -> str:
         handle = self.request({"op": "pristine", "name": name}, 10 + GRACE).get("handle")
@@ -343,6 +349,25 @@ class Runner:
             self.alive = False
             self.parent.kill(self.pid)
             self.sock.close()
+
+
+def _result(reply: dict, timeout: float) -> codec.Decoded:
+    """A call's result from the runner's reply, or the StudentFailure it reports."""
+    if "value" in reply:
+        try:
+            return codec.Decoded(codec.from_plain(reply["value"]))
+        except codec.CodecError as error:
+            raise StudentFailure("check.unreadable_result", detail=str(error)) from None
+    failure = wire.field(reply, "failure", str, "check.crashed")
+    fields = {k: v for k, v in (wire.field(reply, "fields", dict, {}) or {}).items()
+              if isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+    fields = {k: (v[:300] if isinstance(v, str) else v) for k, v in fields.items()}
+    if failure not in FAILURES:
+        failure, fields = "check.crashed", {"error": "an unknown failure", "detail": ""}
+    fields.setdefault("error", "an error")
+    fields.setdefault("detail", "")
+    fields.setdefault("seconds", timeout)
+    raise StudentFailure(failure, **fields)
 
 
 def _output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode | None:
@@ -375,6 +400,61 @@ def _output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode | None:
     return None
 
 
+#: Bytes counted per line of an output's text besides its characters: the graded notebook keeps text
+#: as a list of lines, each quoted and indented (a flood of empty lines costs that much each).
+LINE_OVERHEAD = 8
+
+
+def _nbytes(text: str) -> int:
+    """What `text` takes in the graded notebook: its JSON string (escapes included, in UTF-8) and
+    LINE_OVERHEAD per line."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) + LINE_OVERHEAD * text.count("\n")
+
+
+def _size(node: nbformat.NotebookNode) -> int:
+    """The bytes an output keeps: its text (a stream's, every MIME value, an error's name, value
+    and traceback, in UTF-8) and OUTPUT_OVERHEAD."""
+    if node.output_type == "stream":
+        texts = [node.text]
+    elif node.output_type == "error":
+        texts = [node.ename, node.evalue, *node.traceback]
+    else:
+        texts = list(node.data.values())
+    return OUTPUT_OVERHEAD + sum(map(_nbytes, texts))
+
+
+def _note(text: str) -> nbformat.NotebookNode:
+    return nbformat.v4.new_output("stream", name="stdout", text=text + "\n")
+
+
+def _cut(node: nbformat.NotebookNode, room: int) -> list:
+    """What of one output fits in `room` bytes (`_size`): a stream's text cut to it, else its plain
+    text alone where that fits, else nothing."""
+    room -= OUTPUT_OVERHEAD
+    if node.output_type == "stream":
+        text = node.text.encode("utf-8", "surrogatepass")[:max(room, 0)].decode("utf-8", "ignore")
+        while text and _nbytes(text) > room:  # escapes and lines cost more than their characters
+            text = text[:len(text) * room // _nbytes(text)]
+        node.text = text
+        return [node] if node.text else []
+    plain = node.get("data", {}).get("text/plain")
+    if plain is None or _nbytes(plain) > room:
+        return []
+    node.data = {"text/plain": plain}
+    return [node]
+
+
+def _bounded(nodes: list, room: int, note: str) -> list:
+    """The outputs that fit in `room` bytes (`_size`), in order; of the first that does not, what
+    fits (`_cut`), then a stream holding `note` in place of the rest."""
+    for index, node in enumerate(nodes):
+        size = _size(node)
+        if size > room:
+            return [*nodes[:index], *_cut(node, room), _note(note)]
+        room -= size
+    return nodes
+
+
 def _drawn(outputs: list) -> dict[str, str]:
     """The PNGs the runner drew in these raw outputs, by the key their metadata names."""
     found = {}
@@ -391,7 +471,8 @@ def _drawn(outputs: list) -> dict[str, str]:
 
 class Session:
     """One submission's runner, started again (earlier cells replayed) after it dies, within the
-    submission's `budget` of runner time and restarts. `known` holds the PNGs of the figures of the
+    submission's `budget` of runner time and restarts, and of output kept (OUTPUT_TOTAL_KB over
+    its cells, a replay's outputs not kept again). `known` holds the PNGs of the figures of the
     reference run by key (`autograder.figures`): a runner sends those as markers, undrawn."""
 
     def __init__(self, folder: Path, limits: Limits, *, cell_timeout: float, budget: Budget | None = None,
@@ -404,6 +485,7 @@ class Session:
         shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True)
         self.replay: list[str] = []
         self.runner: Runner | None = None
+        self.output_left = limits.output_total_kb * 1024  # bytes (`_size`) the cells may still keep
 
     def _spawn(self) -> Runner:
         self.budget.started += 1
@@ -424,7 +506,8 @@ class Session:
 
     def run_cell(self, source: str, drawn: dict[str, str] | None = None) -> list:
         """A student cell; a cell that kills or outlives its runner, or comes after the budget is
-        spent, gets an error output instead. `drawn`: see `Runner.run_cell`."""
+        spent, gets an error output instead, and one whose outputs find no room left of the output
+        kept in all (and every cell with outputs after it) one note. `drawn`: see `Runner.run_cell`."""
         try:
             outputs = self._runner().run_cell(source, self.cell_timeout, drawn)
         except BudgetSpent:
@@ -434,6 +517,11 @@ class Session:
             return [nbformat.v4.new_output("error", ename="KernelDied", traceback=[], evalue=messages.text(
                 "cell.runner_died", seconds=f"{self.cell_timeout:g}"))]
         self.replay.append(source)
+        size = sum(map(_size, outputs))
+        if size > self.output_left:
+            self.output_left = 0
+            return [_note(messages.text("cell.output_budget_spent", kb=self.limits.output_total_kb))]
+        self.output_left -= size
         return outputs
 
     def function(self, name: str, timeout: float, call: str = "plain") -> "RemoteFunction":
@@ -493,7 +581,8 @@ def remove_tree(path: Path) -> None:
 
 
 class RemoteFunction:
-    """A student's function as the grader sees it: calls go to the runner, values come back decoded.
+    """A student's function as the grader sees it: calls go to the runner, values come back decoded
+    once (`codec.Decoded`, which `codec.plain` takes as it is).
 
     Once a call has killed the runner (or outlived its time limit by GRACE), every later call of the
     same check fails at once with the same message, so a function that ignores its time limit costs

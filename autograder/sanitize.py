@@ -9,6 +9,8 @@
   any other rich output (SVG, JavaScript, widgets) is dropped. Plain text, PNG and JPEG stay. The
   result is written into the autograded notebook itself, so the feedback page and formgrader's
   submission view, which builds an exporter of its own, both show the cleaned notebook.
+* `clean_markdown`, the feedback page's filter for gradebook comments (a TA's markdown, admission's
+  reasons naming a student's files): rendered and cleaned as a student's markdown cell is.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import json
 from pathlib import Path
 
 import bleach
+import nbformat
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbconvert.preprocessors.sanitize import SanitizeHTML
 from nbgrader.api import GradeCell, MissingEntry, SolutionCell, SourceCell, TaskCell
@@ -23,6 +26,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, Unicode
 
 from .gradebook import CourseGradebook
+from .labels import label
 
 #: Tags a student's markdown or HTML output may keep (attributes: bleach's defaults plus these).
 TAGS = sorted(set(bleach.ALLOWED_TAGS) | {"p", "div", "span", "br", "hr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
@@ -31,7 +35,10 @@ ATTRIBUTES = {**bleach.ALLOWED_ATTRIBUTES, "img": ["src", "alt", "title"], "th":
 
 
 class RestoreCellMetadata(NbGraderPreprocessor):
-    """Put back the instructor's nbgrader metadata on every cell whose grade id is in the gradebook."""
+    """Put back the instructor's nbgrader metadata on every cell whose grade id is in the gradebook,
+    and take it off every other cell. Copying a cell in Jupyter copies its metadata: of the cells
+    that share a grade id the last keeps it (as nbgrader's DeduplicateIds keeps it), the others run
+    as ordinary cells, each followed by a note that says so."""
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -43,10 +50,20 @@ class RestoreCellMetadata(NbGraderPreprocessor):
             sources, grades, solutions, tasks = (gb.cells(kind, info["notebook"], info["assignment"])
                                                  for kind in (SourceCell, GradeCell, SolutionCell, TaskCell))
             grades = {name: cell.max_score for name, cell in grades.items()}
-            for cell in nb.cells:
+            restored, copies = set(), []
+            for cell in reversed(nb.cells):
                 name = cell.metadata.get("nbgrader", {}).get("grade_id") if isinstance(cell.metadata.get("nbgrader"), dict) else None
-                if name in sources:
+                if name in sources and name not in restored:
                     cell.metadata["nbgrader"] = _released_metadata(sources[name], grades.get(name), name in solutions, name in tasks)
+                    restored.add(name)
+                elif "nbgrader" in cell.metadata:
+                    del cell.metadata["nbgrader"]
+                    if name in sources:
+                        copies.append((cell, name))
+            for cell, name in copies:
+                self.log.warning("%s of %s: the cell %s appears more than once; its earlier copies run as ordinary cells",
+                                 info["assignment"], info["student"], name)
+                nb.cells.insert(nb.cells.index(cell) + 1, nbformat.v4.new_markdown_cell(label("grader.copied_cell", grade_id=name)))
         return nb, resources
 
 
@@ -85,11 +102,20 @@ class SanitizeStudentHTML(SanitizeHTML):
     def preprocess_cell(self, cell, resources, index):
         if cell.cell_type == "markdown":
             if cell.source not in self._trusted:
-                # rendered first, so that markdown links and images are cleaned as the HTML they become
-                cell.source = self.sanitize_html_tags(markdown2html_mistune(cell.source))
+                cell.source = self.clean_markdown(cell.source)
                 cell.pop("attachments", None)
             return cell, resources
         return super().preprocess_cell(cell, resources, index)
+
+    def clean_markdown(self, text: str) -> str:
+        """`text` rendered from markdown to HTML, then cleaned (so that markdown links and images are
+        cleaned as the HTML they become)."""
+        return self.sanitize_html_tags(markdown2html_mistune(text))
+
+
+def clean_markdown(text: str) -> str:
+    """`SanitizeStudentHTML.clean_markdown` with the course's tags and attributes (a jinja filter)."""
+    return SanitizeStudentHTML().clean_markdown(text)
 
 
 def _text(source) -> str:

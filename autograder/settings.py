@@ -39,6 +39,8 @@ class Settings:
     CALL_TIMEOUT: float = _setting(10.0, "Seconds one call of a student's function may take inside a check.", (int, float))
     MEMORY_LIMIT_MB: int = _setting(2048, "Memory (address space) of a sandboxed runner, in MB.", int)
     OUTPUT_LIMIT_KB: int = _setting(256, "Output one cell may keep in the autograded notebook, in KB.", int)
+    OUTPUT_TOTAL_KB: int = _setting(1024, "Output all the cells of one submission may keep in the autograded notebook, "
+                                          "in KB.", int)
     PROCESS_LIMIT: int = _setting(64, "Processes a submission may run at once (its own included).", int)
     WORK_LIMIT_MB: int = _setting(256, "Size of a runner's work folder (a tmpfs copy of the graded folder), in MB.", int)
     SUBMISSION_TIMEOUT: float = _setting(600.0, "Seconds of runner time one submission may take in all, replays "
@@ -57,7 +59,10 @@ class Settings:
         path = Path(path)
         spec = importlib.util.spec_from_file_location(f"course_config_{abs(hash(str(path)))}", path)
         module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as error:  # noqa: BLE001 - a course_config.py that does not run is a setting the course cannot use
+            raise SettingsError(f"{path} does not run: {type(error).__name__}: {error}") from None
         values = {}
         for setting in fields(cls):
             if not hasattr(module, setting.name):

@@ -7,6 +7,7 @@ Add a case here whenever a new way in comes to mind.
 """
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -243,7 +244,7 @@ def breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
 
 
 #: Breakers that break no check: their cells flood the output or the work folder.
-BREAK_NOTHING = {"flood", "deep-workdir"}
+BREAK_NOTHING = {"flood", "deep-workdir", "raised-limit", "many-cells", "empty-lines"}
 
 
 def broken_checks(student: str) -> set[str]:
@@ -338,13 +339,95 @@ def folder_attacks(root: Path) -> dict[str, str]:
     return made
 
 
+def _copied_cells(notebook) -> nbformat.NotebookNode:
+    """A solution cell and a test cell copied in Jupyter, metadata and all (two cells share a grade id)."""
+    for found in (_first_solution_cell(notebook), next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade"))):
+        copy = nbformat.from_dict(json.loads(json.dumps(found)))
+        copy.id = f"copy-of-{found.id}"
+        notebook.cells.insert(notebook.cells.index(found), copy)
+    return notebook
+
+
+def _odd_metadata(notebook) -> nbformat.NotebookNode:
+    """Cells of the student's own with nbgrader metadata nbgrader cannot read: empty (nbgrader stops
+    the class on it as an old schema), an old schema version, not a dict."""
+    at = notebook.cells.index(_first_solution_cell(notebook))
+    for metadata in ({}, {"schema_version": 1, "grade_id": "mine", "grade": True, "solution": False}, "garbage"):
+        notebook.cells.insert(at, nbformat.v4.new_code_cell("x = 1", metadata={"nbgrader": metadata}))
+    return notebook
+
+
+def notebook_faults(root: Path) -> dict[str, str]:
+    """Honest work in a notebook or folder with one fault of its own (an honest copy and paste, an
+    old notebook format, a garbled timestamp): graded, full marks ("honest"); and a notebook that is
+    not JSON at all: refused with one line ("refused"). None of them may stop the class."""
+    made = {"copied-cells": write_submission(root, "copied-cells", ASSIGNMENT, _copied_cells(_reference(root))),
+            "odd-metadata": write_submission(root, "odd-metadata", ASSIGNMENT, _odd_metadata(_reference(root)))}
+    raw = json.loads(nbformat.writes(_reference(root)))
+    raw["cells"][1]["id"] = raw["cells"][0]["id"]
+    (made.setdefault("duplicate-cell-ids", write_submission(root, "duplicate-cell-ids", ASSIGNMENT, None)) / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(raw))
+    version3 = nbformat.writes(nbformat.convert(_reference(root), 3), version=3)
+    (made.setdefault("nbformat-3", write_submission(root, "nbformat-3", ASSIGNMENT, None)) / f"{ASSIGNMENT}.ipynb").write_text(version3)
+    made["garbled-timestamp"] = write_submission(root, "garbled-timestamp", ASSIGNMENT, _reference(root))
+    (made["garbled-timestamp"] / "timestamp.txt").write_text("the day before the due date \x1b[2J")
+    made["not-json"] = write_submission(root, "not-json", ASSIGNMENT, None)
+    (made["not-json"] / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [')
+    return {student: "refused" if student == "not-json" else "honest" for student in made}
+
+
 def write_all(root: Path) -> dict[str, str]:
     """Write every hostile and honest submission; student -> "cheat", "breaker", "honest", "refused"
-    or "admitted" (see folder_attacks)."""
+    or "admitted" (see folder_attacks and notebook_faults)."""
     kinds = {}
     for kind, made in (("cheat", cheats(root)), ("breaker", breakers(root)), ("honest", honest(root))):
         for student, notebook in made.items():
             write_submission(root, student, ASSIGNMENT, notebook)
             kinds[student] = kind
+    for student, notebook in bound_breakers(root).items():
+        write_submission(root, student, ASSIGNMENT, notebook)
+        kinds[student] = "breaker"
     kinds.update(folder_attacks(root))
+    kinds.update(notebook_faults(root))
     return kinds
+
+
+# ----------------------------------------------------------------------------- bound breakers
+# Reference-based submissions that go past what the grader itself bounds (autograder.sandbox,
+# rnnkit.codec): the output kept per cell and per submission, and a result built to be slow to read.
+
+#: A cell that raises the output limit its runner was told, then prints 8 MB.
+_RAISED_LIMIT = "import rnnkit.cells\nrnnkit.cells._state.active.limit = 1 << 30\nprint('x' * (8 << 20))"
+#: A cell that prints just under the per-cell limit (OUTPUT_LIMIT_KB, 256 KB).
+_UNDER_LIMIT = "print('x' * (255 * 1024))"
+#: A cell that prints lines with nothing on them: each costs the graded notebook far more than its byte.
+_EMPTY_LINES = "print('\\n' * (250 * 1024))"
+#: What the runner sends for `_Colliding()`: a set of 20000 ints of one hash value (2**61 - 1
+#: divides them all), which takes the grader seconds to build unless it refuses it first. (Its
+#: encoder is rewritten here, as student code in the runner can: a real set of them would take
+#: the runner itself as long.)
+_HASH_SET = """import rnnkit.codec
+class _Colliding:
+    pass
+rnnkit.codec._EXACT[_Colliding] = lambda value, depth: {"$set": [k * (2**61 - 1) for k in range(1, 20_000)]}
+"""
+
+
+def _own_cells(notebook, sources: list[str]) -> nbformat.NotebookNode:
+    """Code cells of the student's own holding `sources`, after the first solution cell."""
+    at = notebook.cells.index(_first_solution_cell(notebook)) + 1
+    notebook.cells[at:at] = [nbformat.v4.new_code_cell(source) for source in sources]
+    return notebook
+
+
+def bound_breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """Reference-based submissions past the grader's own bounds. "raised-limit" (a cell cut by the
+    grader to OUTPUT_LIMIT_KB), "many-cells" (100 cells of just under it, past OUTPUT_TOTAL_KB
+    in all: the later ones keep a note only) and "empty-lines" (cells printing empty lines, which
+    cost the notebook far more than their bytes) break no check; "hash-set" (sgd_update's result a set
+    of colliding ints, refused) loses the checks that call sgd_update (SGD_CALLERS)."""
+    return {
+        "raised-limit": _own_cells(_reference(root), [_RAISED_LIMIT]),
+        "many-cells": _own_cells(_reference(root), [_UNDER_LIMIT] * 100),
+        "empty-lines": _own_cells(_reference(root), [_EMPTY_LINES] * 40),
+        "hash-set": _with_sgd_update(_reference(root), _HASH_SET, "    return _Colliding()"),
+    }

@@ -17,18 +17,20 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbgrader.api import Gradebook
 
 from autograder import build, classdata, config, report
 from autograder.assignments import get
-from autograder.course import feedback
+from autograder.course import feedback, nbgrader_env
 from autograder.exports import export
 from autograder.labels import label
 
 from . import hostile
 from .browser import LOAD_MS, login, start_server
 from .browser import browser, browser_ready, browser_test, context, instructor, served_class, visit  # noqa: F401 (fixtures)
-from .conftest import ASSIGNMENTS
+from .conftest import ASSIGNMENTS, make_course
+from .test_escape import feedback_html, refusal_comment
 
 pytestmark = [pytest.mark.nbgrader,
               pytest.mark.skipif(hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}")]
@@ -137,6 +139,31 @@ def test_formgrader_lists_every_autograded_submission_and_opens_them(graded_clas
         if status != 200 or 'class="score' not in body:
             failed[student] = f"{status}: {body[-300:]}"
     assert not failed, f"{failed}\n{served_class.tail()}"
+
+
+@browser_test
+def test_a_comment_naming_a_hostile_file_runs_no_script_on_the_served_feedback_page(context, tmp_path, monkeypatch):
+    """A refused hand-in's reasons, the gradebook comment of the student's earlier submission, on the
+    course's feedback page served by Jupyter: a file named as an `<img onerror>` runs nothing there,
+    and the same comment as plain markdown (nbgrader's own feedback template) does."""
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook asks `alembic` for its version
+    names = [f"<img src=x onerror=Object.assign(window,{{{FLAG}:[1]}})>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]  # raw HTML to markdown
+    comment, _ = refusal_comment(tmp_path, names)
+    root = make_course(tmp_path / "course", [])
+    pages = root / "feedback" / "mallory" / A
+    pages.mkdir(parents=True)
+    (pages / "course.html").write_text(feedback_html(root, comment), encoding="utf-8")
+    (pages / "plain.html").write_text(f"<html><body>{markdown2html_mistune(comment)}</body></html>", encoding="utf-8")
+    server = start_server(root, tmp_path / "jupyter")
+    try:
+        login(context, server)
+        plain, course = [visit(context, f"{server.url}/files/feedback/mallory/{A}/{page}", FLAG, referer=f"{server.url}/tree")
+                         for page in ("plain.html", "course.html")]
+    finally:
+        server.stop()
+    assert plain.flag == [1], "the harness saw no script in the comment rendered as plain markdown"
+    assert course.status == 200 and "'\\x1b]0;pwned\\x07' is a symbolic link" in course.text, course.text[:2000]
+    _assert_no_student_script(course, "a comment on the course's feedback page")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -46,14 +46,15 @@ def _texts(graded_class, student: str) -> dict:
 
 def test_a_folder_with_links_or_special_files_is_refused_flagged_and_never_copied(graded_class):
     reasons = {o.student: o.refused for o in graded_class.outcomes if o.assignment == A}
-    expected = {"notebook-link": "ch12_bptt.ipynb is a symbolic link", "links-beside": "gradebook.db is a symbolic link",
-                "hard-link": "ch12_bptt.ipynb is a hard link", "fifo": "pipe is a FIFO", "deep-folders": "nested more than"}
+    expected = {"notebook-link": "'ch12_bptt.ipynb' is a symbolic link", "links-beside": "'gradebook.db' is a symbolic link",
+                "hard-link": "'ch12_bptt.ipynb' is a hard link", "fifo": "'pipe' is a FIFO", "deep-folders": "nested more than",
+                "not-json": "'ch12_bptt.ipynb' is not a notebook nbformat can read (NotJSONError"}
     assert set(expected) == set(_students(graded_class, "refused"))
     settings = load(graded_class.root)
     with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:
         for student, reason in expected.items():
             assert reason in reasons[student], (student, reasons[student])
-            assert not (graded_class.root / "autograded" / student).exists(), student
+            assert not (graded_class.root / "autograded" / student / A).exists(), student
             submission = gb.find_submission(A, student)
             notebook = submission.notebooks[0]
             assert notebook.flagged and submission.needs_manual_grade and submission.score == 0, student
@@ -130,6 +131,30 @@ def test_output_is_cut_at_the_limit_with_a_note(graded_class):
     assert "[output truncated: this cell printed more than 256 KB]" in text
 
 
+def _graded_notebook(graded_class, student: str):
+    return graded_class.root / "autograded" / student / A / f"{A}.ipynb"
+
+
+def test_the_grader_bounds_the_output_it_keeps_per_cell_and_per_submission(graded_class):
+    settings = load(graded_class.root)
+    cell_limit, total = settings.OUTPUT_LIMIT_KB * 1024, settings.OUTPUT_TOTAL_KB * 1024
+    notebooks = {student: nbformat.read(_graded_notebook(graded_class, student), as_version=4)
+                 for student in ("raised-limit", "many-cells", "empty-lines")}
+    raised = max(len(o.get("text", "")) for cell in notebooks["raised-limit"].cells for o in cell.get("outputs", []))
+    assert raised <= cell_limit + 8 * 1024, raised  # the runner was told to keep 8 MB of this cell
+    for student, notebook in notebooks.items():
+        assert _graded_notebook(graded_class, student).stat().st_size < total + 2 * cell_limit + 512 * 1024, student
+    texts = ["".join(o.get("text", "") for o in cell.get("outputs", [])) for cell in notebooks["many-cells"].cells]
+    assert sum("[output dropped: the cells of this submission have already kept" in text for text in texts) > 80
+
+
+def test_notebook_faults_cost_their_own_submission_only(graded_class):
+    faults = {"copied-cells", "odd-metadata", "duplicate-cell-ids", "nbformat-3", "garbled-timestamp"}
+    assert faults <= set(_students(graded_class, "honest"))  # full marks: test_honest_students_keep_full_marks
+    copied = nbformat.read(_graded_notebook(graded_class, "copied-cells"), as_version=4)
+    assert sum("is a copy of the cell" in cell.source for cell in copied.cells if cell.cell_type == "markdown") == 2
+
+
 def test_a_killed_runner_is_named_and_costs_only_its_cells(graded_class):
     assert "stopped the Python process while sgd_update ran" in _texts(graded_class, "exit-in-function")["sgd_update"]
 
@@ -167,8 +192,12 @@ def test_html_and_script_a_student_wrote_are_sanitised_in_the_autograded_noteboo
 
 
 def test_feedback_and_release_feedback_carry_the_page_only(graded_class):
-    students = ["extra-files", "html-injector"]
+    students = ["extra-files", "html-injector", "many-cells", "empty-lines"]
     feedback(graded_class.root, [A], students=students)
+    settings = load(graded_class.root)
+    for student in ("many-cells", "empty-lines"):  # the page of a flood is bounded as its notebook is
+        page = graded_class.root / "feedback" / student / A / f"{A}.html"
+        assert page.stat().st_size < 3 * (settings.OUTPUT_TOTAL_KB + 2 * settings.OUTPUT_LIMIT_KB) * 1024 + 1024 * 1024, student
     course_files = {p.name for p in (graded_class.root / "source" / A).iterdir() if p.suffix != ".ipynb"}
     for student in students:
         given = {p.name for p in (graded_class.root / "feedback" / student / A).iterdir()}

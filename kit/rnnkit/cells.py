@@ -49,7 +49,7 @@ from matplotlib._pylab_helpers import Gcf  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib_inline.config import InlineBackend  # noqa: E402
 
-from . import figures  # noqa: E402
+from . import figures, messages  # noqa: E402
 
 __all__ = ["CellRunner", "MAX_OUTPUTS", "DEFAULT_OUTPUT_LIMIT", "preload"]
 
@@ -368,9 +368,9 @@ class _Outputs:
                 items.append({"output_type": "error", "ename": ename, "evalue": evalue, "traceback": tb})
             if self.full:
                 if self.reason == "count":
-                    note = f"[output truncated: this cell produced more than {self.max_outputs} outputs]\n"
+                    note = messages.text("cell.too_many_outputs", count=self.max_outputs) + "\n"
                 else:
-                    note = f"[output truncated: this cell printed more than {self.limit / 1024:g} KB]\n"
+                    note = messages.text("cell.output_truncated", kb=f"{self.limit / 1024:g}") + "\n"
                 last = items[-1] if items else None
                 if last is not None and last["output_type"] == "stream" and last["name"] == "stdout":
                     if not last["text"][-1].endswith("\n"):

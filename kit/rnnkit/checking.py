@@ -295,9 +295,9 @@ def named(found: list[tuple[str, ...] | None], wrong: int) -> list[str]:
 
 
 def accepted(value: Any, *, name: str, case: Case) -> Any:
-    """A result as the grader reads it (`codec.plain`: see the accepted values in `rnnkit.codec`),
-    in the self-check as in grading, so that both judge the same value; one the course does not
-    accept fails its case."""
+    """A result as the grader reads it (`codec.plain`: see the accepted values in `rnnkit.codec`;
+    one the grader decoded from a runner's reply is read once), in the self-check as in grading, so
+    that both judge the same value; one the course does not accept fails its case."""
     try:
         return codec.plain(value)
     except codec.CodecError as error:

@@ -11,6 +11,7 @@ The values the course accepts (the contract; the self-check reads a result the s
 comparing it, so it gives the grader's verdict): None, bool, int, float (NaN and infinities
 included), str and `Fraction`; lists, tuples, dicts and sets of accepted values, nested at most 64
 deep; numpy arrays of bool, integer, float or str dtype, and object arrays of accepted values. A
+set or dict holds at most 100000 items, and only few of them may share a hash value. A
 subclass of a built-in type is read as that type, from its data alone: a namedtuple or NamedTuple
 is a plain tuple, an OrderedDict or defaultdict a plain dict, a str, int or float subclass a plain
 str, int or float; whatever methods it overrides are never called. numpy scalars are the plain
@@ -36,6 +37,11 @@ MAX_BYTES = 32 * 1024 * 1024
 MAX_ITEMS = 2_000_000
 MAX_DEPTH = 64
 MAX_INT_BITS = 10_000
+#: At most this many items in one set or dict, and at most this many of them sharing a hash value
+#: with another: items built to share one (ints that differ by multiples of 2**61 - 1, say) make
+#: building the set take time that grows with the square of its size.
+MAX_KEYS = 100_000
+MAX_SHARED_HASHES = 16
 
 _ARRAY_KINDS = {"b": "bool", "i": "int64", "u": "int64", "f": "float64"}
 _INT64_MAX = np.iinfo(np.int64).max
@@ -67,8 +73,37 @@ def _items(values, depth: int) -> list:
     return [to_plain(item, depth + 1) for item in values]
 
 
+def _spread(keys: list, kind: str) -> list:
+    """The keys of one set or dict, as the grader reads them; refused when there are more than
+    MAX_KEYS, or more than MAX_SHARED_HASHES share a hash value with another (each hashed once,
+    before any set or dict is built of them)."""
+    if len(keys) > MAX_KEYS:
+        raise CodecError(kind, f"a {kind} of {len(keys)} items is too large to be graded (at most {MAX_KEYS})")
+    if len(keys) - len({hash(key) for key in keys}) > MAX_SHARED_HASHES:
+        raise CodecError(kind, f"a {kind} whose {'keys' if kind == 'dict' else 'items'} share too few hash values cannot be graded")
+    return keys
+
+
+def _read_keys(keys: list, kind: str) -> None:
+    """Refuse the encoded keys of a set or dict that the grader would refuse (`_spread`); a plain
+    scalar reads back as itself."""
+    _spread([key if type(key) in _SCALARS else from_plain(key, trusted=True) for key in keys], kind)
+
+
+#: Types whose encoded value is the value itself.
+_SCALARS = (str, int, float, bool, type(None))
+
+
 def _set(values, depth: int) -> dict:
-    return {"$set": sorted(_items(values, depth), key=repr)}
+    items = _items(values, depth)
+    _read_keys(items, "set")
+    return {"$set": sorted(items, key=repr)}
+
+
+def _dict(value: dict, depth: int) -> dict:
+    pairs = [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in dict.items(value)]
+    _read_keys([key for key, _ in pairs], "dict")
+    return {"$dict": pairs}
 
 
 def _array(value: np.ndarray, depth: int) -> Any:
@@ -114,7 +149,7 @@ _BASES: dict[type, Encoder] = {
     tuple: lambda value, depth: {"$tuple": _items(tuple.__iter__(value), depth)},
     set: lambda value, depth: _set(set.__iter__(value), depth),
     frozenset: lambda value, depth: _set(frozenset.__iter__(value), depth),
-    dict: lambda value, depth: {"$dict": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in dict.items(value)]},
+    dict: _dict,
     np.ndarray: _array,
     Real: lambda value, depth: {"$real": str(value.digits)},  # the grader's references (read only where trusted)
 }
@@ -161,9 +196,22 @@ def to_plain(value: Any, depth: int = 0) -> Any:
     raise CodecError(_type_name(kind))
 
 
+class Decoded:
+    """A value the grader has already read from a runner's reply (`from_plain`), which `plain`
+    returns as it is: a result is decoded once."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any):
+        self.value = value
+
+
 def plain(value: Any) -> Any:
     """A student's result as the grader reads it, `from_plain(to_plain(value))`: what the
-    self-check compares. Raises CodecError for a value the course does not accept."""
+    self-check compares (a `Decoded` value is that already). Raises CodecError for a value the
+    course does not accept."""
+    if type(value) is Decoded:
+        return value.value
     return from_plain(to_plain(value))
 
 
@@ -250,8 +298,9 @@ _DECODERS: dict[str, Callable[[Any, bool, int], Any]] = {
     "$float": _special_float,
     "$fraction": _fraction,
     "$tuple": lambda body, trusted, depth: tuple(_decode(item, trusted, depth + 1) for item in body),
-    "$set": lambda body, trusted, depth: {_decode(item, trusted, depth + 1) for item in body},
-    "$dict": lambda body, trusted, depth: {_decode(k, trusted, depth + 1): _decode(v, trusted, depth + 1) for k, v in body},
+    "$set": lambda body, trusted, depth: set(_spread([_decode(item, trusted, depth + 1) for item in body], "set")),
+    "$dict": lambda body, trusted, depth: dict(zip(_spread([_decode(k, trusted, depth + 1) for k, _ in body], "dict"),
+                                                   [_decode(v, trusted, depth + 1) for _, v in body])),
     "$array": _numbers,
     "$objects": _objects,
     "$real": _real,

@@ -1,0 +1,188 @@
+"""Fail closed: a course whose settings, secret or pipeline cannot be loaded stops every command with
+one line and a non-zero exit before any student file is read, on the project's command line and on
+plain nbgrader alike; one submission's fault costs that submission alone, never an earlier graded
+copy or its grades; empty and odd runs get one clear line.
+
+One small course (ch12_bptt: the reference and one catalogued mistake) is released and graded once
+for the module; each test works on a copy of it."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder import build, classdata, config
+from autograder.assignments import get
+from autograder.attempts import SECRET_FILE
+from autograder.course import BIN, autograde, nbgrader_env, release
+from autograder.layout import Course
+from autograder.submissions import filled, write_submission
+
+from . import hostile
+from .conftest import make_course
+
+pytestmark = pytest.mark.nbgrader
+A = hostile.ASSIGNMENT
+BROKEN_SETTINGS = {
+    "wrong type": ('HIDDEN_CASES = "6"\n', "HIDDEN_CASES must be int, not '6'"),
+    "syntax error": ("HIDDEN_CASES = (\n", "course_config.py does not run: SyntaxError"),
+    "unknown language": ('COURSE_LANG = "fr"\n', "COURSE_LANG is 'fr'"),
+    "missing file": (None, "no course_config.py in"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> Path:
+    root = make_course(tmp_path_factory.mktemp("fail-closed") / "course", [A])
+    with (root / "course_config.py").open("a") as handle:
+        handle.write("\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\nHIDDEN_CASES = 2\n")
+    release(root, [A])
+    notebook = root / "release" / A / f"{A}.ipynb"
+    write_submission(root, "reference", A, filled(notebook, get(A)))
+    write_submission(root, "mistaken", A, filled(notebook, get(A), get(A).mistakes()[0]))
+    assert all(outcome.ok for outcome in autograde(root, [A], workers=1))
+    return root
+
+
+@pytest.fixture
+def course(graded, tmp_path) -> Path:
+    """A copy of the graded course (its gradebook's paths are relative, so the copy is its own)."""
+    return Path(shutil.copytree(graded, tmp_path / "course", symlinks=True))
+
+
+def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "nbgrader"), *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True)
+
+
+def _cli(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True)
+
+
+def _scores(root: Path) -> dict:
+    return {(row.student, row.grade_id): row.score for row in classdata.collect(root)}
+
+
+def _graded_copy(root: Path, student: str) -> bytes:
+    return (Course(root).autograded(student, A) / f"{A}.ipynb").read_bytes()
+
+
+def _break(root: Path, line: str | None) -> None:
+    path = root / "course_config.py"
+    if line is None:
+        path.unlink()
+    else:
+        path.write_text(path.read_text() + line)
+
+
+@pytest.mark.parametrize("case", BROKEN_SETTINGS)
+def test_a_broken_setting_stops_plain_nbgrader_before_any_student_file_is_read(course, case):
+    line, said = BROKEN_SETTINGS[case]
+    scores, graded_copy = _scores(course), _graded_copy(course, "mistaken")
+    (course / "gradebook.db").chmod(0o444)  # any write would fail loudly, too
+    _break(course, line)
+    commands = [["autograde", A, "--student", "mistaken", "--force"]]
+    if case == "wrong type":  # every command that nbgrader_config.py configures
+        commands += [["generate_feedback", A], ["collect", A], ["zip_collect", A]]
+    for command in commands:
+        result = _nbgrader(course, *command)
+        assert result.returncode != 0, (command, result.stderr[-2000:])
+        assert said in result.stderr and "Traceback" not in result.stderr, (command, result.stderr[-2000:])
+        assert "Converting notebook" not in result.stderr and "sandbox:" not in result.stderr, command
+    assert _graded_copy(course, "mistaken") == graded_copy
+    (course / "gradebook.db").chmod(0o644)
+    if case in ("wrong type", "syntax error"):  # the command line says the same (without course_config.py the folder is no course root)
+        cli = _cli(course, "autograde", A)
+        assert cli.returncode != 0 and said in cli.stderr and "Traceback" not in cli.stderr, cli.stderr[-2000:]
+        assert _scores(course) == scores
+
+
+def test_a_course_released_by_plain_nbgrader_has_a_secret(tmp_path):
+    root = make_course(tmp_path / "course", [A])
+    (root / SECRET_FILE).unlink()
+    build.write_source(get(A), root)
+    result = _nbgrader(root, "generate_assignment", A, "--force")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert (root / SECRET_FILE).stat().st_mode & 0o777 == 0o600 and len((root / SECRET_FILE).read_text().strip()) == 64
+
+
+def test_without_a_secret_autograde_stops_once_up_front_on_both_paths(course):
+    (course / SECRET_FILE).unlink()
+    scores = _scores(course)
+    plain = _nbgrader(course, "autograde", A, "--force")
+    assert plain.returncode != 0 and plain.stderr.count("no course secret at") == 1, plain.stderr[-2000:]
+    assert "Traceback" not in plain.stderr and "Converting notebook" not in plain.stderr
+    cli = _cli(course, "autograde", A)
+    assert cli.returncode != 0 and "no course secret at" in cli.stderr and "nbgrader generate_assignment" in cli.stderr
+    assert "Traceback" not in cli.stderr and "FAILED" not in cli.stderr
+    assert _scores(course) == scores
+
+
+def test_an_unreadable_regrade_keeps_the_earlier_graded_copy_and_its_grades_and_the_report_says_so(course):
+    scores, graded_copy = _scores(course), _graded_copy(course, "mistaken")
+    (Course(course).submitted("mistaken", A) / f"{A}.ipynb").write_text("not a notebook")
+    for run in (lambda: _nbgrader(course, "autograde", A, "--student", "mistaken", "--force"), lambda: _cli(course, "autograde", A)):
+        result = run()
+        assert result.returncode != 0 and "not a notebook nbformat can read" in result.stderr
+        assert "Traceback" not in result.stderr, result.stderr[-3000:]
+        assert _graded_copy(course, "mistaken") == graded_copy and _scores(course) == scores
+    data = classdata.load(course)
+    assert "not a notebook nbformat can read" in data.submissions[(A, "mistaken")].failed
+    assert not data.submissions[(A, "reference")].failed
+    report = _cli(course, "report")
+    assert f"{A}/mistaken: the last attempt was not graded" in report.stderr
+    page = (course / "reports" / "class-report.html").read_text()
+    assert "whose last attempt was not graded" in page
+    with Gradebook(config.database_url(course, config.load(course)), config.load(course).COURSE_ID) as gb:
+        notebook = gb.find_submission(A, "mistaken").notebooks[0]
+        assert notebook.flagged and any("The last hand-in was not autograded" in (c.auto_comment or "") for c in notebook.comments)
+    write_submission(course, "mistaken", A, nbformat.read(course / "submitted" / "reference" / A / f"{A}.ipynb", as_version=4))
+    assert _cli(course, "autograde", A, "--student", "mistaken").returncode == 0
+    assert not classdata.load(course).submissions[(A, "mistaken")].failed
+
+
+def test_notebook_faults_cost_their_own_submission_only_on_plain_nbgrader(course):
+    kinds = hostile.notebook_faults(course)
+    result = _nbgrader(course, "autograde", A)
+    log = result.stderr
+    assert result.returncode != 0 and "nbgrader update" not in log, log[-3000:]
+    assert log.count("refused ch12_bptt of not-json: 'ch12_bptt.ipynb' is not a notebook nbformat can read") == 1
+    assert "garbled-timestamp: its timestamp.txt is not a time" in log and "\x1b" not in log
+    assert log.count("of copied-cells: the cell ") == 2 and "appears more than once" in log
+    rows = classdata.load(course)
+    for student, kind in kinds.items():
+        student_rows = [row for row in rows.rows if row.student == student]
+        assert student_rows, student
+        if kind == "honest":
+            assert all(row.score == row.max_score for row in student_rows if not row.needs_manual), student
+    notebook = nbformat.read(Course(course).autograded("copied-cells", A) / f"{A}.ipynb", as_version=4)
+    notes = [cell for cell in notebook.cells if cell.cell_type == "markdown" and "is a copy of the cell" in cell.source]
+    assert len(notes) == 2
+
+
+@pytest.mark.parametrize("args, said", [
+    (["feedback"], "no autograded submission of"),
+    (["autograde"], "nothing to autograde"),
+    (["autograde", A, "--student", "nobody"], "no submission at submitted/nobody/ch12_bptt"),
+    (["feedback", A, "--student", "nobody"], "no autograded submission at autograded/nobody/ch12_bptt"),
+    (["autograde", "ch99"], "unknown assignment(s) ['ch99']"),
+])
+def test_empty_and_odd_runs_get_one_line_and_a_non_zero_exit(tmp_path, args, said):
+    root = make_course(tmp_path / "course", [A])
+    result = _cli(root, *args)
+    assert result.returncode != 0 and said in result.stderr and "Traceback" not in result.stderr, result.stderr[-2000:]
+
+
+def test_a_broken_setting_stops_the_course_jupyter_server_at_formgrader(course, tmp_path):
+    line, said = BROKEN_SETTINGS["wrong type"]
+    _break(course, line)
+    env = {**nbgrader_env(), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"), "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime")}
+    result = subprocess.run([sys.executable, "-m", "jupyter", "server", f"--ServerApp.root_dir={course}", "--ServerApp.ip=127.0.0.1",
+                             "--ServerApp.port=0", "--ServerApp.open_browser=False", "--ServerApp.allow_root=True"],
+                            cwd=course, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and said in result.stderr, result.stderr[-2000:]
+    assert "Loading the formgrader nbgrader serverextension" in result.stderr

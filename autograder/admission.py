@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import logging
 import os
 import re
@@ -42,13 +41,16 @@ from nbgrader.converters import Autograde, BaseConverter, NbGraderException
 from .attempts import NoSecret, read_secret
 from .escape import ShownRecord, quoted, shown
 from .gradebook import CourseGradebook
-from .layout import failed_attempt_record
+from .layout import FailedAttempt, failed_attempt_record
 
 #: The files besides the notebook that nbgrader's own steps read from a submission.
 CARRIED = ("timestamp.txt", "submission_secret.txt")
 #: Entries (files and folders) a submission folder may hold, and how deep its folders may go.
 MAX_ENTRIES = 2000
 MAX_DEPTH = 32
+#: Cells a notebook may have (the released ones have about forty): each costs the grader a round
+#: trip to the runner and may add a note to the graded notebook.
+MAX_CELLS = 1000
 #: Bytes a timestamp.txt may have (nbgrader writes about thirty).
 MAX_TIMESTAMP_BYTES = 100
 #: Bytes one carried file may have (the notebook included).
@@ -225,19 +227,20 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                     self.run_post_convert_hook()
                     earlier.done()
                 except Refused as refusal:
-                    earlier.failed(str(refusal))  # recorded and logged where it was refused
+                    earlier.failed(FailedAttempt(str(refusal), refused=True))  # recorded and logged where it was refused
                 except UNREADABLE as error:
-                    earlier.failed(self._refuse(assignment_id, student_id, [f"its notebook cannot be graded ({_cause(error)})"]))
+                    reason = self._refuse(assignment_id, student_id, [f"its notebook cannot be graded ({_cause(error)})"])
+                    earlier.failed(FailedAttempt(reason, refused=True))
                 except Exception as error:  # noqa: BLE001 - a grader fault costs this submission, never the class
                     self.log.error("failed %s of %s: %s\n%s", assignment_id, student_id, _cause(error), traceback.format_exc())
-                    earlier.failed(f"the grader failed: {_cause(error)}")
-            if earlier.reason:
+                    earlier.failed(FailedAttempt(f"the grader failed: {_cause(error)}", refused=False))
+            if earlier.attempt:
                 failed.append(student_id)
         if failed:
             raise NbGraderException(f"{len(failed)} submission(s) not autograded: {', '.join(failed)}")
 
     def _refuse(self, assignment_id: str, student_id: str, reasons: list[str]) -> str:
-        """Record and log one refused submission (the log line `course.Outcome.refused` reads); its reasons."""
+        """Record and log one refused submission; its reasons."""
         record_refusal(self.coursedir.db_url, self.coursedir.course_id, assignment_id, student_id, reasons)
         self.log.error("refused %s of %s: %s (flagged for manual review)", assignment_id, student_id, "; ".join(reasons))
         return "; ".join(reasons)
@@ -350,9 +353,11 @@ def unreadable(path: Path) -> str | None:
     """Why the notebook at `path` (an admitted regular file) cannot be graded, or None."""
     try:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
-            nbformat.reads(file.read().decode("utf-8"), as_version=4)
+            notebook = nbformat.reads(file.read().decode("utf-8"), as_version=4)
     except (*UNREADABLE, UnicodeDecodeError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
         return f"{quoted(path.name)} is not a notebook nbformat can read ({_cause(error)})"
+    if len(notebook.cells) > MAX_CELLS:
+        return f"{quoted(path.name)} has {len(notebook.cells)} cells, more than {MAX_CELLS}"
     return None
 
 
@@ -369,7 +374,7 @@ class _EarlierCopy:
 
     def __init__(self, dest: Path):
         self.dest, self.kept = dest, dest.parent / f".{dest.name}.earlier"
-        self.finished, self.graded, self.reason = False, False, ""
+        self.finished, self.graded, self.attempt = False, False, None
         if self.kept.is_dir():  # left by a run that was stopped: the earlier copy, unless a newer one was written
             if self.dest.exists():
                 shutil.rmtree(self.kept)
@@ -381,8 +386,8 @@ class _EarlierCopy:
     def done(self, graded: bool = True) -> None:
         self.finished, self.graded = True, graded
 
-    def failed(self, reason: str) -> None:
-        self.reason = reason
+    def failed(self, attempt: FailedAttempt) -> None:
+        self.attempt = attempt
 
     def close(self) -> None:
         record = failed_attempt_record(self.dest)
@@ -395,9 +400,8 @@ class _EarlierCopy:
             shutil.rmtree(self.dest, ignore_errors=True)
         if self.kept.is_dir():
             os.replace(self.kept, self.dest)
-        if self.reason:
-            record.parent.mkdir(parents=True, exist_ok=True)
-            record.write_text(json.dumps({"reason": self.reason}) + "\n", encoding="utf-8")
+        if self.attempt:
+            self.attempt.write(record)
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from pathlib import Path
 import nbformat
 
 from . import config
-from .layout import Course
+from .layout import Course, FailedAttempt
 from .result import CaseOutcome, GradeResult
 
 #: Scores within this of full marks (or of zero) count as full marks (or zero).
@@ -187,7 +187,8 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
                 if wanted is None or student in wanted:
                     data.submissions[(name, student)] = Submission(student, name, float(score or 0.0), float(penalty or 0.0),
                                                                    data.max_scores[name], _text(timestamp),
-                                                                   _failed(course.failed_attempt(student, name)))
+                                                                   getattr(FailedAttempt.read(course.failed_attempt(student, name)),
+                                                                           "reason", ""))
             grades = defaultdict(list)
             for student, notebook, grade_id, score, maximum, manual in (
                     gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
@@ -213,16 +214,6 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
                 data.rows += rows
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
     return data
-
-
-def _failed(record: Path) -> str:
-    """The reason a failed-attempt record holds (`layout.failed_attempt_record`), else ""."""
-    try:
-        return str(json.loads(record.read_text(encoding="utf-8"))["reason"])
-    except FileNotFoundError:
-        return ""
-    except (OSError, ValueError, KeyError, TypeError):
-        return "(unreadable record)"
 
 
 def collect(root: Path) -> list[Row]:

@@ -11,7 +11,6 @@ import hashlib
 import json
 import multiprocessing
 import os
-import re
 import subprocess
 import sys
 import time
@@ -25,7 +24,7 @@ from tqdm import tqdm
 from . import attempts, build, config, figures
 from .assignments import get
 from .labels import label
-from .layout import Course
+from .layout import Course, FailedAttempt
 
 BIN = Path(sys.executable).parent
 
@@ -125,19 +124,15 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
 
 @dataclass(frozen=True)
 class Outcome:
-    """One autograded submission: did nbgrader succeed, how long it took, and its log on failure."""
+    """One autograded submission: did nbgrader succeed, how long it took, its log on failure, and
+    admission's reasons where it refused the submission (`layout.FailedAttempt`)."""
 
     student: str
     assignment: str
     ok: bool
     seconds: float
     log: str = ""
-
-    @property
-    def refused(self) -> str:
-        """Admission's reasons when it refused the submission (see `autograder.admission`), else ""."""
-        found = re.search(r"refused \S+ of \S+: (.*) \(flagged for manual review\)", self.log)
-        return found.group(1) if found else ""
+    refused: str = ""
 
 
 _API = {}
@@ -215,8 +210,11 @@ def autograde_one(root: str, assignment: str, student: str, retries: int = 3, un
         if result["success"] or not any(word in log for word in ("sqlite3", "sqlalchemy", "database is locked")):
             break
         time.sleep(0.5 * (attempt + 1))
-    log = "" if result["success"] else f"{result.get('error') or ''}\n{result.get('log') or ''}"
-    return Outcome(student, assignment, bool(result["success"]), time.perf_counter() - start, log)
+    if result["success"]:
+        return Outcome(student, assignment, True, time.perf_counter() - start)
+    failure = FailedAttempt.read(Course(Path(root)).failed_attempt(student, assignment))
+    return Outcome(student, assignment, False, time.perf_counter() - start, f"{result.get('error') or ''}\n{result.get('log') or ''}",
+                   failure.reason if failure and failure.refused else "")
 
 
 def isolation(unsandboxed: bool = False) -> str:

@@ -6,6 +6,7 @@ A course root holds `course_config.py` and `nbgrader_config.py`; nbgrader's fold
 """
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import dataclass
@@ -19,10 +20,33 @@ class CourseNotFound(FileNotFoundError):
 
 
 def failed_attempt_record(graded: Path) -> Path:
-    """Beside a graded folder `autograded/<student>/<assignment>`: why its last autograde failed
-    (JSON `{"reason": ...}`), written by `autograder.admission` and removed when one succeeds; the
-    graded folder left there is the earlier attempt's."""
+    """Beside a graded folder `autograded/<student>/<assignment>`: why its last autograde failed (a
+    `FailedAttempt`), written by `autograder.admission` and removed when one succeeds; the graded
+    folder left there is the earlier attempt's."""
     return graded.parent / f".{graded.name}.failed.json"
+
+
+@dataclass(frozen=True)
+class FailedAttempt:
+    """Why a submission's last autograde failed: admission `refused` it, or the grader failed on it."""
+
+    reason: str
+    refused: bool
+
+    def write(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"reason": self.reason, "refused": self.refused}) + "\n", encoding="utf-8")
+
+    @classmethod
+    def read(cls, path: Path) -> "FailedAttempt | None":
+        """The record at `path` (`failed_attempt_record`), None where there is none."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            return cls(str(data["reason"]), bool(data["refused"]))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError, KeyError, TypeError):
+            return cls("(an unreadable record of a failed attempt)", False)
 
 
 @dataclass(frozen=True)

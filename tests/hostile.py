@@ -360,7 +360,8 @@ def _odd_metadata(notebook) -> nbformat.NotebookNode:
 def notebook_faults(root: Path) -> dict[str, str]:
     """Honest work in a notebook or folder with one fault of its own (an honest copy and paste, an
     old notebook format, a garbled timestamp): graded, full marks ("honest"); and a notebook that is
-    not JSON at all: refused with one line ("refused"). None of them may stop the class."""
+    not JSON at all, or holds thousands of cells: refused with one line ("refused"). None of them
+    may stop the class."""
     made = {"copied-cells": write_submission(root, "copied-cells", ASSIGNMENT, _copied_cells(_reference(root))),
             "odd-metadata": write_submission(root, "odd-metadata", ASSIGNMENT, _odd_metadata(_reference(root)))}
     raw = json.loads(nbformat.writes(_reference(root)))
@@ -372,7 +373,10 @@ def notebook_faults(root: Path) -> dict[str, str]:
     (made["garbled-timestamp"] / "timestamp.txt").write_text("the day before the due date \x1b[2J")
     made["not-json"] = write_submission(root, "not-json", ASSIGNMENT, None)
     (made["not-json"] / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [')
-    return {student: "refused" if student == "not-json" else "honest" for student in made}
+    endless = _reference(root)
+    endless.cells += [nbformat.v4.new_code_cell("") for _ in range(5000)]
+    made["many-empty-cells"] = write_submission(root, "many-empty-cells", ASSIGNMENT, endless)
+    return {student: "refused" if student in ("not-json", "many-empty-cells") else "honest" for student in made}
 
 
 def write_all(root: Path) -> dict[str, str]:

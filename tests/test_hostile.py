@@ -48,7 +48,8 @@ def test_a_folder_with_links_or_special_files_is_refused_flagged_and_never_copie
     reasons = {o.student: o.refused for o in graded_class.outcomes if o.assignment == A}
     expected = {"notebook-link": "'ch12_bptt.ipynb' is a symbolic link", "links-beside": "'gradebook.db' is a symbolic link",
                 "hard-link": "'ch12_bptt.ipynb' is a hard link", "fifo": "'pipe' is a FIFO", "deep-folders": "nested more than",
-                "not-json": "'ch12_bptt.ipynb' is not a notebook nbformat can read (NotJSONError"}
+                "not-json": "'ch12_bptt.ipynb' is not a notebook nbformat can read (NotJSONError",
+                "many-empty-cells": "cells, more than 1000"}
     assert set(expected) == set(_students(graded_class, "refused"))
     settings = load(graded_class.root)
     with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:

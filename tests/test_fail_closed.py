@@ -79,26 +79,30 @@ def _break(root: Path, line: str | None) -> None:
         path.write_text(path.read_text() + line)
 
 
-@pytest.mark.parametrize("case", BROKEN_SETTINGS)
-def test_a_broken_setting_stops_plain_nbgrader_before_any_student_file_is_read(course, case):
-    line, said = BROKEN_SETTINGS[case]
-    scores, graded_copy = _scores(course), _graded_copy(course, "mistaken")
-    (course / "gradebook.db").chmod(0o444)  # any write would fail loudly, too
-    _break(course, line)
-    commands = [["autograde", A, "--student", "mistaken", "--force"]]
-    if case == "wrong type":  # every command that nbgrader_config.py configures
-        commands += [["generate_feedback", A], ["collect", A], ["zip_collect", A]]
-    for command in commands:
-        result = _nbgrader(course, *command)
-        assert result.returncode != 0, (command, result.stderr[-2000:])
-        assert said in result.stderr and "Traceback" not in result.stderr, (command, result.stderr[-2000:])
-        assert "Converting notebook" not in result.stderr and "sandbox:" not in result.stderr, command
-    assert _graded_copy(course, "mistaken") == graded_copy
-    (course / "gradebook.db").chmod(0o644)
-    if case in ("wrong type", "syntax error"):  # the command line says the same (without course_config.py the folder is no course root)
-        cli = _cli(course, "autograde", A)
-        assert cli.returncode != 0 and said in cli.stderr and "Traceback" not in cli.stderr, cli.stderr[-2000:]
-        assert _scores(course) == scores
+def _concurrently(commands: list[tuple[Path, list[str]]]) -> list[tuple[int, str]]:
+    """(exit code, stderr) of each command, run in its folder, all at once (each stops at start-up)."""
+    running = [subprocess.Popen(command, cwd=folder, env=nbgrader_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for folder, command in commands]
+    return [(process.wait(), process.stderr.read()) for process in running]
+
+
+def test_a_broken_setting_stops_plain_nbgrader_before_any_student_file_is_read(course, tmp_path):
+    gradebook, graded_copy = (course / "gradebook.db").read_bytes(), _graded_copy(course, "mistaken")
+    commands, said = [], []
+    for number, (case, (line, text)) in enumerate(BROKEN_SETTINGS.items()):
+        broken = Path(shutil.copytree(course, tmp_path / f"broken-{number}", symlinks=True))
+        _break(broken, line)
+        nbgrader = [[str(BIN / "nbgrader"), "autograde", A, "--student", "mistaken", "--force"]]
+        if case == "wrong type":  # every command that nbgrader_config.py configures
+            nbgrader += [[str(BIN / "nbgrader"), *command] for command in (["generate_feedback", A], ["collect", A], ["zip_collect", A])]
+        if line is not None:  # the command line says the same (without course_config.py the folder is no course root)
+            nbgrader.append([sys.executable, "-m", "autograder", "--root", str(broken), "autograde", A])
+        commands += [(broken, command) for command in nbgrader]
+        said += [(case, text)] * len(nbgrader)
+    for (folder, command), (case, text), (status, stderr) in zip(commands, said, _concurrently(commands)):
+        assert status != 0 and text in stderr and "Traceback" not in stderr, (case, command, stderr[-2000:])
+        assert "Converting notebook" not in stderr and "sandbox:" not in stderr, (case, command)
+        assert (folder / "gradebook.db").read_bytes() == gradebook and _graded_copy(folder, "mistaken") == graded_copy, case
 
 
 def test_a_course_released_by_plain_nbgrader_has_a_secret(tmp_path):

@@ -308,6 +308,10 @@ def _source_notebook(root: Path) -> Path:
     return Path(root) / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
 
 
+#: A file name that retitles a terminal, erases its line, reverses what follows and holds markup.
+HOSTILE_NAME = "\x1b]0;pwned\x07\r\u202e<img src=x onerror=alert(1)>"
+
+
 def folder_attacks(root: Path) -> dict[str, str]:
     """Submission folders whose files, not whose code, try a way in; student -> "refused" (admission
     must refuse it before any copy) or "admitted" (graded, but nothing extra carried on)."""
@@ -327,6 +331,7 @@ def folder_attacks(root: Path) -> dict[str, str]:
     target.unlink()
     os.link(_source_notebook(root), target)
     os.mkfifo(folder("fifo", _reference(root)) / "pipe")
+    os.mkfifo(folder("hostile-name", _reference(root)) / HOSTILE_NAME)
     deep = folder("deep-folders", _reference(root))
     for _ in range(100):
         deep = deep / "d"

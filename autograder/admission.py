@@ -19,7 +19,6 @@ escape its control characters (`autograder.escape.ShownRecord`).
 """
 from __future__ import annotations
 
-import contextlib
 import io
 import logging
 import os
@@ -214,7 +213,7 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         for folder in sorted(self.assignments):
             self.notebooks = sorted(self.assignments[folder])
             assignment_id, student_id = re.match(pattern, folder).group("assignment_id", "student_id")
-            with _earlier_copy(Path(self._format_dest(assignment_id, student_id))) as earlier:
+            with _EarlierCopy(Path(self._format_dest(assignment_id, student_id))) as earlier:
                 try:
                     if not self.init_destination(assignment_id, student_id):
                         earlier.done(graded=False)
@@ -389,7 +388,10 @@ class _EarlierCopy:
     def failed(self, attempt: FailedAttempt) -> None:
         self.attempt = attempt
 
-    def close(self) -> None:
+    def __enter__(self) -> "_EarlierCopy":
+        return self
+
+    def __exit__(self, *exc) -> None:
         record = failed_attempt_record(self.dest)
         if self.finished:
             shutil.rmtree(self.kept, ignore_errors=True)
@@ -403,14 +405,6 @@ class _EarlierCopy:
         if self.attempt:
             self.attempt.write(record)
 
-
-@contextlib.contextmanager
-def _earlier_copy(dest: Path):
-    copy = _EarlierCopy(dest)
-    try:
-        yield copy
-    finally:
-        copy.close()
 
 
 def install() -> None:

@@ -1,4 +1,4 @@
-"""`autograder.bookkeeping`, `autograder.gradebook` and `AdmittedAutograde.init_assignment` restate
+"""`autograder.bookkeeping`, `autograder.gradebook` and `AdmittedAutograde` restate
 steps of nbgrader 0.9.6 on one gradebook engine per process. The same grades through them and through
 plain nbgrader are `tests/test_nbgrader_autograde.py`'s; here: the nbgrader code they restate is still
 the code they were written against, and the engine is the process's own."""
@@ -12,6 +12,8 @@ import nbgrader
 from nbgrader import preprocessors
 from nbgrader.api import Gradebook
 from nbgrader.converters.autograde import Autograde
+from nbgrader.converters.base import BaseConverter
+from nbgrader.coursedir import CourseDirectory
 
 from autograder import gradebook
 from autograder.course import nbgrader_env
@@ -19,6 +21,8 @@ from autograder.course import nbgrader_env
 #: sha256 (first 16 hex digits) of the source of each nbgrader function restated or bypassed.
 RESTATED = {
     "Autograde.init_assignment": "a7c144dc746ec205",
+    "BaseConverter.convert_notebooks": "9f4d7a770217effe",
+    "CourseDirectory.get_existing_timestamp": "187a451f7b844155",
     "OverwriteKernelspec.preprocess": "28cc17a228e741a2",
     "OverwriteCells.preprocess": "3a94b453d8e53bee",
     "SaveAutoGrades.preprocess": "edef3c387d5c104a",
@@ -31,7 +35,7 @@ RESTATED = {
     "Gradebook.find_source_cell": "0d0ef04711fab86a",
     "Gradebook.find_graded_cell": "68291d97eb3cd85b",
 }
-OWNERS = {"Autograde": Autograde, "Gradebook": Gradebook, **{name: getattr(preprocessors, name) for name in
+OWNERS = {"Autograde": Autograde, "BaseConverter": BaseConverter, "CourseDirectory": CourseDirectory, "Gradebook": Gradebook, **{name: getattr(preprocessors, name) for name in
                                                                 ("OverwriteKernelspec", "OverwriteCells", "SaveAutoGrades", "AssignLatePenalties")}}
 
 
@@ -39,7 +43,7 @@ def test_the_restated_nbgrader_code_is_the_code_it_was_written_against():
     changed = [name for name, digest in RESTATED.items()
                if hashlib.sha256(inspect.getsource(getattr(OWNERS[name.split(".")[0]], name.split(".")[1])).encode()).hexdigest()[:16] != digest]
     assert not changed, (f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/bookkeeping.py, autograder/gradebook.py "
-                         "and AdmittedAutograde.init_assignment against it, then update RESTATED")
+                         "and AdmittedAutograde (init_assignment, convert_notebooks, _submitted_at) against it, then update RESTATED")
 
 
 def test_one_engine_per_process_and_gradebook_file(tmp_path, monkeypatch):

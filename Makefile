@@ -5,19 +5,20 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
 KIT    := $(shell find kit -type f -not -path '*/__pycache__/*' -not -path '*.egg-info*' -not -path 'kit/build/*')
+# what the kit's public data and sentences are built from: the assignments and the points
+COURSE := $(shell find autograder/assignments -type f \( -name '*.py' -o -name '*.md' \) -not -path '*/__pycache__/*') course_config.py
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
 .PHONY: demo test venv clean
 
-$(STAMP): requirements.lock pyproject.toml $(KIT)
+$(STAMP): requirements.lock pyproject.toml $(KIT) $(COURSE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e . >$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }  # the build's notes, shown on failure
-	$(BIN)/python -m pip install --quiet --no-deps --force-reinstall ./kit
-	rm -rf kit/build kit/*.egg-info
-	$(BIN)/python -m compileall -q autograder solutions >/dev/null  # as pip does for an installed package: every command starts faster
+	PYTHONPATH=kit $(BIN)/python -c "from autograder.authoring import kit; kit.install()"  # the kit, its data built from the assignments
+	$(BIN)/python -m compileall -q autograder >/dev/null  # as pip does for an installed package: every command starts faster
 	touch $(STAMP)
 
 venv: $(STAMP)

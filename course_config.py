@@ -1,13 +1,14 @@
 """Course settings: the one place to change the course id, assignments, points, limits and gradebook.
 
 `nbgrader_config.py` and the `autograder` package both read this file, so plain
-`nbgrader ...` commands run from the course root honour it.
+`nbgrader ...` commands run from the course root honour it. Each setting's comment is its
+description in `autograder/coursedir/settings.py`, where every setting is declared.
 """
 
+#: nbgrader's course id.
 COURSE_ID = "rnn-chapters"
-
-#: Language of the notebooks, messages, feedback, report and exports: "en" or "zh" (the
-#: environment variable COURSE_LANG overrides it for one command).
+#: Language of the notebooks, messages, feedback, report and exports: "en" or "zh" (the environment
+#: variable COURSE_LANG overrides it for one command).
 COURSE_LANG = "en"
 
 #: Assignments in release order (their checks and points are in autograder/assignments/<name>/).
@@ -16,7 +17,7 @@ ASSIGNMENTS = ["ch11_rnn_state", "ch12_bptt", "ch12_gates", "ch12_boundaries"]
 #: Points that differ from a check's own: {assignment: {grade id: points}}.
 POINTS: dict[str, dict[str, float]] = {}
 
-#: Seconds one notebook cell may run during autograding before its kernel is interrupted.
+#: Seconds one notebook cell may run during autograding.
 CELL_TIMEOUT = 120
 #: Seconds one call of a student's function may take inside a check.
 CALL_TIMEOUT = 10

@@ -2,7 +2,7 @@ import atexit
 import os
 import sys
 
-from .cli import main
+from .commands.cli import main
 
 status = main()
 # What must happen at exit (the sandbox's zygote and cgroups, temporary folders) is registered with

@@ -1,5 +1,6 @@
 """The course's nbgrader pipeline, defined once: `configure` fills nbgrader's traitlets config from
-`course_config.py` (through `autograder.settings.Settings`).
+`course_config.py` (through `autograder.coursedir.settings.Settings`) and the course language
+(`autograder.coursedir.layout.Course.language`, read once here), which the exporters speak.
 
 The root's `nbgrader_config.py` calls it, so plain `nbgrader` commands, formgrader and
 `python -m autograder` (which loads that file) run the same preprocessors with the same settings;
@@ -11,34 +12,56 @@ import functools
 from pathlib import Path
 
 import nbgrader
-from nbconvert.exporters import HTMLExporter
+from nbconvert.exporters import Exporter, HTMLExporter, NotebookExporter
 from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.generate_feedback import GenerateFeedback
 from nbgrader.preprocessors import CheckCellMetadata, Execute
+from traitlets import Enum
 
-from . import admission, attempts, bookkeeping, execute
+from rnnkit import messages
+from rnnkit.messages import LANGUAGES
+
+from .intake import admission, bookkeeping
+from .grading import attempts, execute
 from .assignments import ALL
-from .config import TEMPLATES, checked, database_url, use_language
-from .layout import Course
-from .reveal import RevealExpected
-from .sanitize import RestoreCellMetadata, SanitizeStudentHTML
-from .settings import Settings
-from .written import ShowRubric
+from .coursedir.config import TEMPLATES, checked, database_url
+from .coursedir.layout import Course
+from .grading.reveal import RevealExpected
+from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
+from .coursedir.settings import Settings
+from .authoring.written import ShowRubric
 
 
-class FeedbackExporter(HTMLExporter):
-    """nbgrader's feedback HTMLExporter with the course's template."""
+class CourseExporter(Exporter):
+    """An exporter that speaks the course language (`rnnkit.messages.speaking`) while it converts a
+    notebook: its preprocessors' messages, the runner's (`execute.TrustedExecute`) and its template's
+    labels."""
+
+    language = Enum(LANGUAGES, Settings.COURSE_LANG, help=Settings.help("COURSE_LANG")).tag(config=True)
+
+    def from_notebook_node(self, nb, resources=None, **kw):
+        with messages.speaking(self.language):
+            return super().from_notebook_node(nb, resources, **kw)
+
+
+class GradingExporter(CourseExporter, NotebookExporter):
+    """nbgrader's autograde exporter, speaking the course language."""
+
+
+class FeedbackExporter(CourseExporter, HTMLExporter):
+    """nbgrader's feedback HTMLExporter with the course's template, speaking the course language."""
 
 
 def configure(c, root: str) -> None:
     """Fill an nbgrader traitlets config `c` from the settings of course root `root`; raises (and so
-    stops the command) when the course cannot use them (`autograder.config.checked`)."""
+    stops the command) when the course cannot use them (`autograder.coursedir.config.checked`)."""
     nbgrader_settings(c, root, checked(root, ALL))
 
 
 def nbgrader_settings(c, root: str, settings: Settings) -> None:
     """Fill an nbgrader traitlets config `c` from course settings."""
-    use_language(root)
+    course = Course(Path(root))
+    c.CourseExporter.language = course.language  # read once for the whole nbgrader command
     c.CourseDirectory.root = root
     c.CourseDirectory.course_id = settings.COURSE_ID
     c.CourseDirectory.db_url = database_url(root, settings)
@@ -48,29 +71,20 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     # nbgrader's default kernel arguments, plus a quiet kernel log (no transport warning per notebook)
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     c.Validator.width = 110  # messages are wrapped at 83 columns (messages.WIDTH); nbgrader validate indents them by 4
-    c.Exchange.root = str(ensure_exchange(Course(Path(root)).exchange))
+    c.Exchange.root = str(ensure_exchange(course.exchange))
     # the notebook validated once after each pass's preprocessors, not after every one of them
     c.Exporter.optimistic_validation = True
+    c.Autograde.exporter_class = f"{__name__}.GradingExporter"
     c.Autograde.autograde_preprocessors = _autograde_preprocessors()
     # plain `nbgrader generate_assignment` makes the course secret too, as `python -m autograder release` does
     c.GenerateAssignment.pre_convert_hook = functools.partial(_make_secret, root)
     c.Autograde.sanitize_preprocessors = _sanitize_preprocessors()
     # submissions in: links, foreign owners and misleading LMS names refused before any copy
     admission.install()
-    c.ExchangeFactory.collect = "autograder.collect.SafeCollect"
-    c.ZipCollectApp.collector_plugin = "autograder.collect.RosterCollector"
+    c.ExchangeFactory.collect = "autograder.intake.collect.SafeCollect"
+    c.ZipCollectApp.collector_plugin = "autograder.intake.collect.RosterCollector"
     c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
-    c.TrustedExecute.submission_timeout = float(settings.SUBMISSION_TIMEOUT)
-    c.TrustedExecute.runner_restarts = settings.RUNNER_RESTARTS
-    c.TrustedExecute.work_limit_mb = settings.WORK_LIMIT_MB
-    c.TrustedExecute.hidden_cases = settings.HIDDEN_CASES
-    c.TrustedExecute.call_timeout = float(settings.CALL_TIMEOUT)
-    c.TrustedExecute.cell_timeout = float(settings.CELL_TIMEOUT)
-    c.TrustedExecute.memory_limit_mb = settings.MEMORY_LIMIT_MB
-    c.TrustedExecute.output_limit_kb = settings.OUTPUT_LIMIT_KB
-    c.TrustedExecute.output_total_kb = settings.OUTPUT_TOTAL_KB
-    c.TrustedExecute.process_limit = settings.PROCESS_LIMIT
-    c.TrustedExecute.course_id = settings.COURSE_ID
+    c.TrustedExecute.settings = settings
     c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
     c.RevealExpected.course_id = settings.COURSE_ID
     c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected]
@@ -79,7 +93,7 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
-    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.sanitize.clean_markdown"}  # words in the course language, clean comments
+    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.intake.sanitize.clean_markdown"}  # words in the course language, clean comments
     c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
                                                   str(TEMPLATES)]
 
@@ -104,7 +118,7 @@ def ensure_exchange(path: Path) -> Path:
 
 def _lean(pipeline: list) -> list:
     """`execute.CheckCellMetadata` in place of nbgrader's (the same checks, the schema compiled once)
-    and `autograder.bookkeeping`'s gradebook steps in place of nbgrader's (the same steps, on the
+    and `autograder.intake.bookkeeping`'s gradebook steps in place of nbgrader's (the same steps, on the
     process's gradebook engine)."""
     return [execute.CheckCellMetadata if cls is CheckCellMetadata else bookkeeping.REPLACES.get(cls, cls) for cls in pipeline]
 

@@ -35,9 +35,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.assignments import get  # noqa: E402
-from autograder import classdata  # noqa: E402
-from autograder.course import BIN, nbgrader_env, release  # noqa: E402
-from autograder.submissions import filled, write_submission  # noqa: E402
+from autograder.reporting import classdata  # noqa: E402
+from autograder.commands.course import BIN, nbgrader_env, release  # noqa: E402
+from autograder.authoring.submissions import filled, write_submission  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
 
 PYTHON = str(BIN / "python")
@@ -51,8 +51,8 @@ c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_prepro
 #: The project's start-up, phase by phase: each a fresh process doing everything the one before
 #: did, and one thing more, one after the other (the command itself starts the zygote first, so that
 #: it comes up while the rest imports, and forks its workers after the references).
-_IMPORTS = "import autograder.cli, autograder.course, autograder.execute, autograder.assignments, autograder.classdata, autograder.report"
-_ZYGOTE = "from autograder import sandbox, course; sandbox.zygote_channel().isolation"
+_IMPORTS = "import autograder.commands.cli, autograder.commands.course, autograder.grading.execute, autograder.assignments, autograder.reporting.classdata, autograder.reporting.report"
+_ZYGOTE = "from autograder.sandbox import client as sandbox; from autograder.commands import course; sandbox.zygote_channel().isolation"
 _PREPARE = "course.prepare([{a!r}])"
 _GRADEBOOK = "course._api({root!r}, False).gradebook.__enter__().students"
 _WORKERS = ("import multiprocessing, concurrent.futures as futures; sandbox.prestart({w}); sandbox.claim(); "
@@ -129,7 +129,7 @@ def main() -> None:
     args = parser.parse_args()
     a, workers = args.assignment, str(args.workers)
     # byte-compiled, as `make venv` leaves the package (a machine with PYTHONDONTWRITEBYTECODE set never writes the cache itself)
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "autograder"), str(REPO / "solutions")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "autograder")], check=True, stdout=subprocess.DEVNULL)
     rows, stock_times, project_times = [], [], []
     with tempfile.TemporaryDirectory() as folder:
         folder = Path(folder)

@@ -2,7 +2,7 @@
 secret is made by its first release): `attempt("s1")` is student s1's first attempt."""
 from __future__ import annotations
 
-from autograder.attempts import Attempt
+from autograder.grading.attempts import Attempt
 
 SECRET = b"tests-only course secret, never a course's own: 0123456789abcdef"
 

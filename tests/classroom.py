@@ -21,9 +21,9 @@ from pathlib import Path
 from rnnkit import messages
 
 from autograder.assignments import get
-from autograder import classdata
-from autograder.course import Outcome, autograde, release
-from autograder.submissions import filled, write_submission
+from autograder.reporting import classdata
+from autograder.commands.course import Outcome, autograde, release
+from autograder.authoring.submissions import filled, write_submission
 
 from . import corpus, hostile
 
@@ -35,7 +35,7 @@ GRADING_WRITES = ("gradebook.db", "autograded")
 
 def reveals(text: str) -> bool:
     """Whether a feedback page's text shows a hidden case's expected value (either of the sentences
-    `autograder.reveal` adds: one failing value, or the whole value)."""
+    `autograder.grading.reveal` adds: one failing value, or the whole value)."""
     flat = " ".join(text.split())
     for message_id in ("check.hidden_case_expected_at", "check.hidden_case_expected"):
         parts = messages.text(message_id, where="\x00", expected="\x00").split("\x00")

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import config
-from autograder.layout import Course
+from autograder.coursedir import config
+from autograder.coursedir.layout import Course
 
 REPO = config.REPO_ROOT
 
@@ -21,7 +21,7 @@ def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
     limited to `assignments`, a list of names as course_config.ASSIGNMENTS is), and the tests' own
     course secret (`tests.attempts.SECRET`), which its release keeps: every run of the tests grades
     on the same hidden cases."""
-    from autograder.attempts import SECRET_FILE
+    from autograder.grading.attempts import SECRET_FILE
 
     from .attempts import SECRET
 

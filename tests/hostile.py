@@ -14,7 +14,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.assignments import get
-from autograder.submissions import filled, write_submission
+from autograder.authoring.submissions import filled, write_submission
 
 ASSIGNMENT = "ch12_bptt"
 #: Checks that call sgd_update, directly or not: what a broken sgd_update may cost.
@@ -401,7 +401,7 @@ def write_all(root: Path) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- bound breakers
-# Reference-based submissions that go past what the grader itself bounds (autograder.sandbox,
+# Reference-based submissions that go past what the grader itself bounds (autograder.sandbox.client,
 # rnnkit.codec): the output kept per cell and per submission, and a result built to be slow to read.
 
 #: A cell that raises the output limit its runner was told, then prints 8 MB.

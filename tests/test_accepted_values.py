@@ -22,18 +22,19 @@ from rnnkit import codec
 from rnnkit.checking import Case, Rules, StudentFailure, run_cases
 from rnnkit.compare import Real
 from rnnkit.selfcheck import selfcheck
-from solutions import ch11_rnn_state, ch12_bptt, ch12_gates
 
-from autograder import checks
+from autograder.grading import checks
 from autograder.assignments import get
 from .attempts import attempt
+
+ch11_rnn_state, ch12_bptt, ch12_gates = (get(name).solution() for name in ("ch11_rnn_state", "ch12_bptt", "ch12_gates"))
 
 
 def through_codec(fn):
     """`fn` as the grader calls it: the runner encodes the result, JSON carries it, the grader decodes it."""
     def remote(*args, **kwargs):
         value = fn(*args, **kwargs)
-        try:  # an unreadable value is a failure on either side (rnnkit.runner._call, autograder.sandbox.Runner.call)
+        try:  # an unreadable value is a failure on either side (rnnkit.runner._call, autograder.sandbox.client.Runner.call)
             return codec.from_plain(json.loads(json.dumps(codec.to_plain(value), allow_nan=False)))
         except codec.CodecError as error:
             raise StudentFailure("check.unreadable_result", detail=str(error)) from None

@@ -17,11 +17,11 @@ import nbformat
 import numpy as np
 import pytest
 
-from autograder import attempts, checks, reveal
+from autograder.grading import attempts, checks, reveal
 from autograder.assignments import ALL, get
-from autograder.attempts import Attempt, NoSecret, cells_digest, create_secret, read_secret
-from autograder.checks import hidden_cases, inputs_key, public_cases, value_key
-from autograder.config import REPO_ROOT, load
+from autograder.grading.attempts import Attempt, NoSecret, cells_digest, create_secret, read_secret
+from autograder.grading.checks import hidden_cases, inputs_key, public_cases, value_key
+from autograder.coursedir.config import REPO_ROOT, load
 from rnnkit.checking import Case
 from rnnkit.compare import Real
 
@@ -181,7 +181,7 @@ def test_a_wrong_book_case_gates_the_hidden_points():
 
 def test_public_cases_earn_no_points_and_hidden_ones_all_of_them():
     assignment, check = "ch12_bptt", ALL["ch12_bptt"].check("sgd_update")
-    from solutions.ch12_bptt import sgd_update
+    sgd_update = ALL["ch12_bptt"].solution().sgd_update
 
     report = _grade(assignment, check, sgd_update, attempt())
     assert report.score == report.points and len(report.hidden) == HIDDEN

@@ -1,31 +1,33 @@
 """Adding an exercise through the spec alone (docs/adding-an-exercise.md): a toy assignment with one
-check, written in a scratch folder, released and graded by real nbgrader."""
+check in the three files an author writes (the notebook template with the solution and both
+languages, the SymPy reference, the check with its mistake), released and graded by real nbgrader."""
 import importlib.util
 import textwrap
 
 import pytest
 from rnnkit import messages
 
-from autograder import classdata
+from autograder.reporting import classdata
 from autograder.assignments import ALL
-from autograder.course import autograde, release
-from autograder.spec import Assignment
-from autograder.submissions import filled, write_submission
+from autograder.commands.course import autograde, release
+from autograder.grading.spec import Assignment
+from autograder.authoring.submissions import filled, write_submission
 
 from .conftest import make_course
 
 pytestmark = pytest.mark.nbgrader
 
 FILES = {
-    "notebook.md": """
+    "notebook.md": '''
         %% markdown
         # A toy exercise
         Doubling, exactly.
+        %% zh
+        # 一个玩具练习
+        精确地加倍。
         %% setup
         from fractions import Fraction
         %% exercise double
-        """,
-    "solution.py": '''
         def double(x):
             """Twice x. Exact in, exact out."""
             ### BEGIN SOLUTION
@@ -33,7 +35,7 @@ FILES = {
             ### END SOLUTION
         ''',
     "reference.py": """
-        from autograder.symbolic import to_sympy
+        from autograder.grading.symbolic import to_sympy
 
 
         def double(x):
@@ -47,24 +49,22 @@ FILES = {
         def book_log():
             return []
         """,
-    "mistakes.py": """
-        from autograder.catalogue import mistake
-
-
-        @mistake("double")
-        def added_instead(x):
-            return x + 2
-        """,
     "checks.py": """
         from fractions import Fraction
 
-        from autograder import draws
-        from autograder.checks import Case, Check
+        from autograder.grading import draws
+        from autograder.grading.catalogue import mistake
+        from autograder.grading.spec import Case, Check
 
         from toy_reference import double
 
-        CHECKS = [Check("double", double, lambda: [Case((Fraction(3, 4),), label="3/4")], points=2, exact=True,
-                        draw=lambda rng: Case((draws.rational(rng, -3, 3, nonzero=True),)))]
+        CHECKS = [Check("double", double, lambda: [Case((Fraction(3, 4),), label={"en": "3/4", "zh": "四分之三（3/4）"})],
+                        points=2, exact=True, draw=lambda rng: Case((draws.rational(rng, -3, 3, nonzero=True),)))]
+
+
+        @mistake("double", en="Doubling adds x to itself, not 2.", zh="加倍是把x加到它自己身上，而不是加2。")
+        def added_instead(x):
+            return x + 2
         """,
 }
 
@@ -84,10 +84,10 @@ def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp
     monkeypatch.syspath_prepend(str(folder))
     reference = _module("toy_reference", folder / "reference.py")
     monkeypatch.setitem(__import__("sys").modules, "toy_reference", reference)
-    spec = Assignment("toy", tuple(_module("toy_checks", folder / "checks.py").CHECKS), _module("toy_mistakes", folder / "mistakes.py"),
-                      reference, folder, solutions_file=folder / "solution.py")
+    checks = _module("toy_checks", folder / "checks.py")
+    spec = Assignment("toy", tuple(checks.CHECKS), checks, reference, folder)
     monkeypatch.setitem(ALL, "toy", spec)
-    monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", "Doubling adds x to itself, not 2.")
+    monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", spec.mistakes()[0].says["en"])  # as `make venv` builds the kit
 
     root = make_course(tmp_path / "course")
     with (root / "course_config.py").open("a") as handle:

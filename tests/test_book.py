@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from autograder import book
-from autograder.data import expected
+from autograder.authoring import book
+from autograder.coursedir.data import expected
 
 
 def test_expected_json_holds_at_least_sixty_book_values():

@@ -1,4 +1,4 @@
-"""`autograder.bookkeeping`, `autograder.gradebook` and `AdmittedAutograde` restate
+"""`autograder.intake.bookkeeping`, `autograder.coursedir.gradebook` and `AdmittedAutograde` restate
 steps of nbgrader 0.9.6 on one gradebook engine per process. The same grades through them and through
 plain nbgrader are `tests/test_nbgrader_autograde.py`'s; here: the nbgrader code they restate is still
 the code they were written against, and the engine is the process's own."""
@@ -15,8 +15,8 @@ from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.base import BaseConverter
 from nbgrader.coursedir import CourseDirectory
 
-from autograder import gradebook
-from autograder.course import nbgrader_env
+from autograder.coursedir import gradebook
+from autograder.commands.course import nbgrader_env
 
 #: sha256 (first 16 hex digits) of the source of each nbgrader function restated or bypassed.
 RESTATED = {
@@ -42,7 +42,7 @@ OWNERS = {"Autograde": Autograde, "BaseConverter": BaseConverter, "CourseDirecto
 def test_the_restated_nbgrader_code_is_the_code_it_was_written_against():
     changed = [name for name, digest in RESTATED.items()
                if hashlib.sha256(inspect.getsource(getattr(OWNERS[name.split(".")[0]], name.split(".")[1])).encode()).hexdigest()[:16] != digest]
-    assert not changed, (f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/bookkeeping.py, autograder/gradebook.py "
+    assert not changed, (f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/intake/bookkeeping.py, autograder/coursedir/gradebook.py "
                          "and AdmittedAutograde (init_assignment, convert_notebooks, _submitted_at) against it, then update RESTATED")
 
 

@@ -1,5 +1,5 @@
 """What a submission can make the grader keep or spend: output per cell and per submission, enforced
-by the grader whatever the runner was told (`autograder.sandbox`), and results whose decoding or
+by the grader whatever the runner was told (`autograder.sandbox.client`), and results whose decoding or
 comparison a student could make slow (`rnnkit.codec`, `rnnkit.compare`), refused quickly and on the
 submission's budget, with the self-check judging them as the grader does."""
 from __future__ import annotations
@@ -9,17 +9,16 @@ from fractions import Fraction
 
 import pytest
 
-from autograder.sandbox import OUTPUT_OVERHEAD, RUNNER_ALLOWANCE, Budget, Limits, Session, _size
-from autograder.settings import Settings
+from autograder.sandbox.client import OUTPUT_OVERHEAD, RUNNER_ALLOWANCE, Session, _size
 from rnnkit import codec
 from rnnkit.checking import Case, Rules, StudentFailure, run_cases
 from rnnkit.compare import compare, show
 from rnnkit.figures import MARKER
+from rnnkit.jail.limits import Limits
 
-LIMITS = Limits(Settings.MEMORY_LIMIT_MB, Settings.OUTPUT_LIMIT_KB, Settings.PROCESS_LIMIT, Settings.WORK_LIMIT_MB,
-                Settings.OUTPUT_TOTAL_KB)
-CELL = LIMITS.output_kb * 1024
-TOTAL = LIMITS.output_total_kb * 1024
+LIMITS = Limits(CELL_TIMEOUT=60)
+CELL = LIMITS.OUTPUT_LIMIT_KB * 1024
+TOTAL = LIMITS.OUTPUT_TOTAL_KB * 1024
 #: At most this many bytes (`_size`) of a note a cell gets in place of outputs.
 NOTE = 400
 P = 2**61 - 1  # ints that differ by a multiple of it share a hash value
@@ -45,7 +44,7 @@ KNOWN = {KEY: "K" * 100_000}
 
 @pytest.fixture
 def session(tmp_path):
-    with Session(tmp_path, LIMITS, cell_timeout=60, budget=Budget(600), known=KNOWN) as opened:
+    with Session(tmp_path, LIMITS, "en", KNOWN) as opened:
         yield opened
 
 
@@ -63,7 +62,7 @@ def test_a_cell_that_raises_the_runners_limit_is_cut_by_the_grader(session):
     outputs = session.run_cell("import rnnkit.cells\nrnnkit.cells._state.active.limit = 1 << 30\nprint('x' * (8 << 20))")
     assert kept(outputs) <= CELL + RUNNER_ALLOWANCE + NOTE
     assert text(outputs).count("x") > CELL - 1024
-    assert outputs[-1].text == f"[output truncated: this cell printed more than {LIMITS.output_kb} KB]\n"
+    assert outputs[-1].text == f"[output truncated: this cell printed more than {LIMITS.OUTPUT_LIMIT_KB} KB]\n"
 
 
 def test_images_count_and_a_flood_of_outputs_is_cut(session):
@@ -85,7 +84,7 @@ def test_many_cells_just_under_the_limit_stay_within_the_total(session):
     assert kept([o for cell in outputs for o in cell]) <= TOTAL + 100 * NOTE
     whole = [cell for cell in outputs if "[output dropped" not in text(cell)]
     assert len(whole) == TOTAL // (CELL - 1024 + 1 + OUTPUT_OVERHEAD) and all(len(cell) == 1 for cell in outputs)
-    assert outputs[-1][0].text.startswith("[output dropped:") and f"{LIMITS.output_total_kb} KB" in outputs[-1][0].text
+    assert outputs[-1][0].text.startswith("[output dropped:") and f"{LIMITS.OUTPUT_TOTAL_KB} KB" in outputs[-1][0].text
     assert session.run_cell("x = 1") == []  # a cell without outputs loses nothing
 
 
@@ -100,12 +99,12 @@ def test_replayed_cells_are_counted_once(session):
 
 def _refused_quickly(fn, session: Session, match: str) -> None:
     """Calling `fn` fails as an unreadable result within 2 s, the grader's decoding on the budget."""
-    spent, started = session.budget.spent, time.monotonic()
+    spent, started = session.spent, time.monotonic()
     with pytest.raises(StudentFailure) as failure:
         fn()
     elapsed = time.monotonic() - started
     assert failure.value.message_id == "check.unreadable_result" and match in failure.value.fields["detail"]
-    assert elapsed < 2 and session.budget.spent - spent >= 0.9 * elapsed
+    assert elapsed < 2 and session.spent - spent >= 0.9 * elapsed
 
 
 @pytest.mark.parametrize("name, match", [("colliding_set", "a set whose items share too few hash values"),
@@ -124,9 +123,9 @@ def test_decoding_a_result_is_counted_against_the_budget(session, monkeypatch):
         return decode(data, **kwargs)
 
     monkeypatch.setattr(codec, "from_plain", slow)
-    spent = session.budget.spent
+    spent = session.spent
     assert codec.plain(session.function("answer", timeout=10)()) == [1, 2]
-    assert session.budget.spent - spent >= 0.5
+    assert session.spent - spent >= 0.5
 
 
 def test_a_result_from_the_runner_is_decoded_once(session, monkeypatch):

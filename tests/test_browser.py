@@ -20,10 +20,12 @@ from nbconvert import HTMLExporter
 from nbconvert.filters.markdown_mistune import markdown2html_mistune
 from nbgrader.api import Gradebook
 
-from autograder import build, classdata, config, report
+from autograder.authoring import build
+from autograder.reporting import classdata, report
+from autograder.coursedir import config
 from autograder.assignments import get
-from autograder.course import feedback, nbgrader_env
-from autograder.exports import export
+from autograder.commands.course import feedback, nbgrader_env
+from autograder.reporting.exports import export
 from autograder.labels import label
 
 from . import hostile

@@ -6,9 +6,9 @@ nbgrader on the shared graded classes."""
 import pytest
 from rnnkit import messages
 
-from autograder import config
+from autograder.coursedir import config
 from autograder.assignments import get
-from autograder.checks import grade
+from autograder.grading.checks import grade
 
 from .attempts import attempt
 from .conftest import ASSIGNMENTS

@@ -9,7 +9,7 @@ import pytest
 import sympy as sp
 
 from autograder.assignments.ch11_rnn_state import reference as ref
-from autograder.data import BookValue, expected
+from autograder.coursedir.data import BookValue, expected
 
 PREFIXES = ("table-11.1/", "table-11.2/", "table-11.3/", "table-11.4/", "example-11.1/", "example-11.2/",
             "section-11.3/", "exercise-11.7.1/", "exercise-11.7.2/", "exercise-11.7.3/")

@@ -4,7 +4,7 @@ from decimal import ROUND_HALF_EVEN, Decimal
 import sympy as sp
 
 from autograder.assignments.ch12_boundaries import reference
-from autograder.data import expected
+from autograder.coursedir.data import expected
 
 PREFIXES = ("truncated-bptt/",)
 

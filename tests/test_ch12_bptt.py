@@ -9,11 +9,13 @@ import numpy as np
 from rnnkit.helpers import ScalarLoss
 from rnnkit.selfcheck import selfcheck
 
-import solutions.ch12_bptt as solution
-from autograder import catalogue, config
+from autograder.grading import catalogue
+from autograder.coursedir import config
 from autograder.assignments import get
-from autograder.checks import Case, diagnose, grade as grade_check, hidden_cases, public_cases
+from autograder.grading.checks import Case, diagnose, grade as grade_check, hidden_cases, public_cases
 from .attempts import attempt
+
+solution = get("ch12_bptt").solution()
 
 A = "ch12_bptt"
 CHECKS = {check.name: check for check in get(A).checks}
@@ -93,7 +95,7 @@ def bptt_scalar(xs, w, target, h0=0):
 
 
 def test_a_flipped_error_sign_in_bptt_is_not_sent_to_update_sign_in_a_correct_sgd_update():
-    fn = catalogue.submission(get(A), FLIPPED_ERROR)["update_and_recompute"]
+    fn = catalogue.submission(get(A).template, FLIPPED_ERROR)["update_and_recompute"]
     check = CHECKS["update_and_recompute"]
     case = public_cases(check)[0][0]
     assert diagnose(get(A), check, fn(*case.args), case, lambda function: True) == ("update_sign",)  # its values are update_sign's

@@ -7,7 +7,7 @@ import pytest
 import sympy as sp
 
 from autograder.assignments.ch12_gates import reference as ref
-from autograder.data import expected
+from autograder.coursedir.data import expected
 
 PREFIXES = ("example-12.3/", "example-12.4/", "exercise-12.7.4/", "exercise-12.7.5/", "section-12.4/",
             "param-count/", "text2-example-3/", "text2-example-4/", "text3-lstm/", "text3-gru/")
@@ -66,7 +66,7 @@ def test_the_book_inputs_are_inputs_and_the_checks_use_them():
     from autograder.assignments import get
 
     spec = get("ch12_gates")
-    labels = {case.label for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention") for case in spec.check(name).public()}
+    labels = {case.label["en"] for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention") for case in spec.check(name).public()}
     for cited in ("Example 12.3", "Example 12.4", "exercise 12.7.4", "section 12.4", "second text, example 3", "third text"):
         assert any(cited in label for label in labels), cited
     for value in (ref.EXAMPLE_12_3, ref.EXERCISE_12_7_4, ref.EXAMPLE_12_4, ref.TEXT3_LSTM, ref.TEXT3_GRU):

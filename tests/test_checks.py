@@ -10,9 +10,9 @@ from rnnkit import messages
 from rnnkit.checking import Case, Rules, named, run_cases
 from rnnkit.compare import compare
 
-from autograder import checks
+from autograder.grading import checks
 from autograder.assignments import get
-from autograder.checks import hidden_cases, mistaken_output
+from autograder.grading.checks import hidden_cases, mistaken_output
 from .attempts import attempt
 
 ASSIGNMENT = "ch12_bptt"
@@ -59,7 +59,7 @@ def test_a_failed_hidden_case_shows_its_inputs_and_the_students_value_only_when_
     assert hidden.inputs.count(",") == 2 and "Fraction(" not in hidden.inputs and hidden.expected
     shown = " ".join(line.strip() for line in report.lines(graded=True, show_hidden=True))
     assert f"inputs: {hidden.inputs}." in shown and f"{hidden.label}: {hidden.message}" in shown
-    assert hidden.expected not in shown  # the feedback adds it where the course allows (autograder.reveal)
+    assert hidden.expected not in shown  # the feedback adds it where the course allows (autograder.grading.reveal)
     assert hidden.inputs not in "\n".join(report.lines(graded=True))
 
 
@@ -162,7 +162,7 @@ def test_a_mistake_that_explains_some_wrong_cases_says_how_many_and_one_that_exp
 def test_a_dict_result_shows_its_one_failing_value_its_relation_and_the_inputs_by_name():
     """A loss without its 1/2: the self-check and the feedback name the one wrong key, its expected
     value beside the student's, "exactly twice", and the hidden case's inputs by parameter name."""
-    from solutions.ch12_bptt import bptt_scalar
+    bptt_scalar = get(ASSIGNMENT).solution().bptt_scalar
 
     def no_half(xs, w, target, h0=0):
         result = bptt_scalar(xs, w, target, h0)

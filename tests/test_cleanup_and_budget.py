@@ -1,10 +1,14 @@
 """The grader's own clean-up and a submission's budget, without nbgrader: deleting a work folder of
-any depth never raises nor follows a link, and a budget is spent by time or by restarts."""
+any depth never raises nor follows a link, and a submission's session is stopped by its time or by
+its restarts (`Session` keeps the tally against its `Limits`)."""
 import os
 
 import pytest
 
-from autograder.sandbox import Budget, BudgetSpent, remove_tree
+from autograder.sandbox.client import Session, remove_tree
+from rnnkit import messages
+from rnnkit.checking import StudentFailure
+from rnnkit.jail.limits import Limits
 
 
 def _chain(top, depth: int) -> None:
@@ -46,19 +50,27 @@ def test_removing_what_is_not_there_is_quiet(tmp_path):
     assert (tmp_path / "file").exists()
 
 
-def test_a_budget_is_spent_by_time_or_by_restarts():
-    budget = Budget(seconds=10, restarts=2)
-    budget.started = 3  # the first start and two restarts
-    budget.check()
-    budget.started = 4
-    with pytest.raises(BudgetSpent):
-        budget.check()
-    budget = Budget(seconds=10, restarts=2, spent=9.5)
-    budget.check()
-    assert budget.left() == pytest.approx(0.5)
-    budget.spent = 10.0
-    with pytest.raises(BudgetSpent):
-        budget.check()
+def test_a_submission_is_stopped_by_its_restarts(tmp_path):
+    """A runner that dies is started again, the earlier cells replayed, RUNNER_RESTARTS times; past
+    that every cell and call of the submission fails with the budget's message."""
+    with Session(tmp_path, Limits(RUNNER_RESTARTS=2), "en") as session:
+        assert session.run_cell("def f():\n    return 1") == []
+        for started in (1, 2, 3):  # the first runner and two restarts
+            assert session.run_cell("import os\nos._exit(1)")[0].ename == "KernelDied" and session.started == started
+        spent = messages.text("cell.budget_spent", seconds="600", restarts=2)
+        assert session.run_cell("x = 1")[0].evalue == spent
+        with pytest.raises(StudentFailure) as failure:
+            session.function("f")()
+        assert failure.value.message_id == "check.budget_spent" and failure.value.fields["restarts"] == 2
+
+
+def test_a_submission_is_stopped_by_its_time(tmp_path):
+    """The seconds spent waiting on a submission's runners count against SUBMISSION_TIMEOUT: a cell
+    that outlives what is left is cut at it, and the cells after it fail with the budget's message."""
+    with Session(tmp_path, Limits(SUBMISSION_TIMEOUT=1), "en") as session:
+        assert session.run_cell("import time\ntime.sleep(30)")[0].ename == "KernelDied"
+        assert 1 <= session.spent < 10 and session.left() <= 0
+        assert session.run_cell("x = 1")[0].evalue == messages.text("cell.budget_spent", seconds="1", restarts=8)
 
 
 def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, caplog):
@@ -68,9 +80,8 @@ def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, cap
 
     import nbformat
 
-    from autograder import execute
+    from autograder.grading import execute
     from autograder.assignments import get
-    from rnnkit import messages
 
     from .attempts import attempt
 
@@ -79,7 +90,7 @@ def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, cap
 
     monkeypatch.setattr(execute, "grade", broken)
     cell = nbformat.v4.new_code_cell('check("sgd_update", sgd_update)', metadata={"nbgrader": {"grade_id": "sgd_update", "points": 1}})
-    session = type("Session", (), {"function": lambda self, *args: None})()
+    session = type("Session", (), {"function": lambda self, *args, **kwargs: None})()
     grader = execute.TrustedExecute(log=logging.getLogger("grader-under-test"))
     right = {}
     with caplog.at_level(logging.ERROR, logger="grader-under-test"):

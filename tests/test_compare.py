@@ -1,6 +1,6 @@
 """The comparison ladder (`rnnkit.compare`): exact, float, rounded, shape, type, NaN, and
 transcendental values, against references as the grader hands them to the kit
-(`autograder.symbolic.public_value` of the SymPy engine's values)."""
+(`autograder.grading.symbolic.public_value` of the SymPy engine's values)."""
 from fractions import Fraction
 
 import numpy as np
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from rnnkit.compare import RATIONAL_RTOL, Real, compare, show
 
-from autograder.symbolic import public_value
+from autograder.grading.symbolic import public_value
 
 fractions = st.fractions(min_value=-1000, max_value=1000, max_denominator=10_000)
 

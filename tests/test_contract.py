@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import build
+from autograder.authoring import build
 from autograder.assignments import get
 
 from .conftest import ASSIGNMENTS, REPO

@@ -37,8 +37,8 @@ def test_the_corpus_spans_every_assignment_with_variants_and_mistakes():
 def test_write_all_replaces_exactly_one_definition(tmp_path):
     """The entry's source stands where the function stood; every other cell is the reference's."""
     from autograder.assignments import get
-    from autograder.config import REPO_ROOT
-    from autograder.submissions import filled
+    from autograder.coursedir.config import REPO_ROOT
+    from autograder.authoring.submissions import filled
 
     entry = next(e for e in corpus.ENTRIES if e.function == "lstm_param_count")  # a cell of four functions
     release = REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"

@@ -9,7 +9,7 @@ import sys
 import nbformat
 import pytest
 
-from autograder import build
+from autograder.authoring import build
 from autograder.labels import label
 from autograder.assignments import get
 
@@ -74,15 +74,19 @@ def _formulas(markdown: str) -> list[str]:
     return sorted(re.sub(r"\s+", "", f) for f in display + inline)
 
 
-def test_a_zh_template_out_of_step_with_the_english_one_is_refused(tmp_path, monkeypatch):
+def test_a_text_cell_without_its_chinese_is_refused(tmp_path, monkeypatch):
     spec = get("ch12_bptt")
     template = tmp_path / "notebook.md"
-    template.write_text(spec.template.read_text(encoding="utf-8"), encoding="utf-8")
-    text = spec.template.with_name("notebook.zh.md").read_text(encoding="utf-8")
-    (tmp_path / "notebook.zh.md").write_text(text.rsplit("%% markdown", 1)[0], encoding="utf-8")
+    text = spec.template.read_text(encoding="utf-8")
+    start = text.rindex("\n%% zh\n")
+    end = text.find("\n%% ", start + 1)
+    template.write_text(text[:start] + (text[end:] if end != -1 else "\n"), encoding="utf-8")  # the last Chinese cell gone
     monkeypatch.setattr(type(spec), "template", property(lambda self: template))
-    with pytest.raises(ValueError, match="must hold exactly"):
-        build.template_cells(get("ch12_bptt"), "zh")
+    with pytest.raises(ValueError, match="needs its translation"):
+        build.template_cells(spec, "zh")
+    template.write_text(text.replace("%% setup\n", "%% setup\n\n%% zh\n", 1), encoding="utf-8")
+    with pytest.raises(ValueError, match="must follow a %% markdown or %% written cell"):
+        build.template_cells(spec, "en")
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -103,7 +107,7 @@ def test_zh_plots_render_without_missing_glyphs(graded_class_zh):
 def test_zh_feedback_page_speaks_chinese_around_the_checks(graded_class_zh, monkeypatch):
     """The course's feedback template follows the course language: its score lines, cell headings and
     links, not only the check messages inside the cells."""
-    from autograder.course import feedback
+    from autograder.commands.course import feedback
 
     assignment = ASSIGNMENTS[0]
     monkeypatch.setenv("COURSE_LANG", "")  # the course's own setting decides

@@ -1,4 +1,4 @@
-"""Student text made inert (autograder/escape.py): a submission's file names, with terminal escape
+"""Student text made inert (autograder/intake/escape.py): a submission's file names, with terminal escape
 sequences, bidi controls or markup in them, reach terminals, logs, the gradebook's comments and the
 feedback page escaped or cleaned. The feedback page in a real browser: tests/test_browser.py."""
 from __future__ import annotations
@@ -20,10 +20,10 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Application
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import admission
-from autograder.course import nbgrader_env
-from autograder.escape import NAME_CHARS, ShownRecord, quoted, shown
-from autograder.sanitize import clean_markdown
+from autograder.intake import admission
+from autograder.commands.course import nbgrader_env
+from autograder.intake.escape import NAME_CHARS, ShownRecord, quoted, shown
+from autograder.intake.sanitize import clean_markdown
 
 from .conftest import make_course
 

@@ -31,9 +31,9 @@ import nbformat
 import pytest
 
 from autograder.assignments import get
-from autograder import classdata
-from autograder.course import BIN, nbgrader, nbgrader_env, release
-from autograder.submissions import filled
+from autograder.reporting import classdata
+from autograder.commands.course import BIN, nbgrader, nbgrader_env, release
+from autograder.authoring.submissions import filled
 
 from .classroom import LIMITS
 from .conftest import make_course

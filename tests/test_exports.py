@@ -5,9 +5,9 @@ import re
 
 import pytest
 
-from autograder import cli
+from autograder.commands import cli
 from autograder.assignments import get
-from autograder.exports import export
+from autograder.reporting.exports import export
 
 from .conftest import ASSIGNMENTS
 
@@ -151,7 +151,7 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
 
 
 def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path):
-    from autograder.exports import _write_csv
+    from autograder.reporting.exports import _write_csv
 
     hostile = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "ada"]
     path = _write_csv(tmp_path / "sheet.csv", ["student_id", "score"], [[name, "-0.50"] for name in hostile])

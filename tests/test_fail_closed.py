@@ -17,12 +17,13 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import classdata, config
+from autograder.reporting import classdata
+from autograder.coursedir import config
 from autograder.assignments import get
-from autograder.attempts import SECRET_FILE
-from autograder.course import BIN, autograde, nbgrader_env, release
-from autograder.layout import Course
-from autograder.submissions import filled, write_submission
+from autograder.grading.attempts import SECRET_FILE
+from autograder.commands.course import BIN, autograde, nbgrader_env, release
+from autograder.coursedir.layout import Course
+from autograder.authoring.submissions import filled, write_submission
 
 from . import hostile
 from .conftest import make_course

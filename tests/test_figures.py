@@ -1,4 +1,4 @@
-"""A figure drawn once per distinct content at grading (`rnnkit.figures`, `autograder.figures`):
+"""A figure drawn once per distinct content at grading (`rnnkit.figures`, `autograder.grading.figures`):
 the runner sends a marker for a figure the grader holds, the grader puts back the PNG of the
 reference run, which is byte for byte what the runner would have drawn; a runner cannot bring back
 anything else that way."""
@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from autograder import figures
-from autograder.sandbox import Limits, Session
-from autograder.settings import Settings
+from autograder.grading import figures
+from autograder.sandbox.client import Limits, Session
+from autograder.coursedir.settings import Settings
 from rnnkit.figures import KEY_METADATA, MARKER
 
 LIMITS = Limits(Settings.MEMORY_LIMIT_MB, Settings.OUTPUT_LIMIT_KB, Settings.PROCESS_LIMIT, Settings.WORK_LIMIT_MB)
@@ -130,7 +130,7 @@ def test_a_graded_class_shows_the_reference_runs_figure(graded_class):
 def test_a_runner_is_told_a_bounded_number_of_kept_figures(tmp_path, monkeypatch):
     """However many figures are kept, the spawn request fits the zygote's message; a figure not
     named to the runner is drawn."""
-    from autograder import sandbox
+    from autograder.sandbox import client as sandbox
 
     _, drawn = run(tmp_path, PLOT.format(factor=0.5))
     (key, png), = drawn.items()

@@ -23,7 +23,7 @@ GLOSSARY = REPO / "docs" / "glossary.zh.md"
 
 MESSAGE_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "kit" / "rnnkit" / "messages").glob("*.zh.json"))
 LABEL_FILES = ["autograder/labels/zh.json"]
-NOTEBOOK_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "autograder" / "assignments").glob("*/notebook.zh.md"))
+NOTEBOOK_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "autograder" / "assignments").glob("*/notebook.md"))
 FILES = MESSAGE_FILES + LABEL_FILES + NOTEBOOK_FILES
 
 _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
@@ -67,11 +67,16 @@ def glossary() -> list[dict[str, list[str] | str]]:
 
 
 def _texts(path: str, text: str) -> list[tuple[str, str]]:
-    """(where, text) for each message of a json file, each markdown cell of a notebook."""
+    """(where, text) for each message of a json file, each Chinese cell (`%% zh`) of a notebook template."""
     if path.endswith(".json"):
         return [(f"{path} {key}", value) for key, value in json.loads(text).items() if isinstance(value, str)]
-    cells = re.split(r"^%% .*$", text, flags=re.M)
-    return [(f"{path} cell {n}", cell) for n, cell in enumerate(cells) if cell.strip()]
+    return [(f"{path} cell {n}", cell) for n, (kind, cell) in enumerate(_cells(text)) if kind == "zh" and cell.strip()]
+
+
+def _cells(text: str) -> list[tuple[str, str]]:
+    """(kind, body) of each cell of a notebook template."""
+    parts = re.split(r"^%% (\w+).*$", text, flags=re.M)
+    return list(zip(parts[1::2], parts[2::2]))
 
 
 def _prose(text: str) -> str:
@@ -188,7 +193,7 @@ def test_each_chinese_file_keeps_the_glossary(rule, path):
 
 def test_the_notebooks_that_mark_exact_functions_use_the_marker():
     marker = next(row["zh"][0] for row in glossary() if row["english"] == MARKER_ROW)
-    english = {path: (REPO / path).with_name("notebook.md").read_text(encoding="utf-8") for path in NOTEBOOK_FILES}
-    for path, text in english.items():
-        marked = len(re.findall(r"\*\(exact[):]", text))
-        assert _read(path).count(marker) == marked, path
+    for path in NOTEBOOK_FILES:
+        cells = _cells(_read(path))
+        marked = sum(len(re.findall(r"\*\(exact[):]", body)) for kind, body in cells if kind == "markdown")
+        assert sum(body.count(marker) for kind, body in cells if kind == "zh") == marked, path

@@ -1,13 +1,12 @@
 """The reference solution earns full marks on the hidden cases of many different students
 (`HIDDEN_SEEDS`, default 8; `HIDDEN_SEEDS=200 make test` for a longer search)."""
-import importlib
 import os
 
 import pytest
 
-from autograder import config
+from autograder.coursedir import config
 from autograder.assignments import get
-from autograder.checks import grade
+from autograder.grading.checks import grade
 
 from .conftest import ASSIGNMENTS
 from .attempts import attempt
@@ -17,7 +16,7 @@ SEEDS = int(os.environ.get("HIDDEN_SEEDS", "8"))
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_reference_solution_gets_full_marks_on_every_seed(assignment):
-    solution = importlib.import_module(f"solutions.{assignment}")
+    solution = get(assignment).solution()
     settings = config.load()
     failures = []
     for index in range(SEEDS):

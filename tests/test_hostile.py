@@ -13,8 +13,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.assignments import get
-from autograder.config import database_url, load
-from autograder.course import autograde_one, feedback, nbgrader
+from autograder.coursedir.config import database_url, load
+from autograder.commands.course import autograde_one, feedback, nbgrader
 from autograder.labels import label
 
 from . import hostile

@@ -397,7 +397,7 @@ def test_memory_limit(workdir: Path):
     # RLIMIT_AS counts the address space the forked child starts with (this test process's, larger in
     # a pytest-xdist worker that has imported more): the limit leaves 512 MiB above it
     size = next(int(line.split()[1]) for line in Path("/proc/self/status").read_text().splitlines() if line.startswith("VmSize:"))
-    assert jailed(body, workdir, limits=jail.Limits(memory_mb=size // 1024 + 512)) == "MemoryError"
+    assert jailed(body, workdir, limits=jail.Limits(MEMORY_LIMIT_MB=size // 1024 + 512)) == "MemoryError"
 
 
 def test_process_limit(workdir: Path):
@@ -422,7 +422,7 @@ def test_process_limit(workdir: Path):
         os.read(child.go_read, 1)
         return None
 
-    child = Jailed(body, workdir, limits=jail.Limits(processes=16))
+    child = Jailed(body, workdir, limits=jail.Limits(PROCESS_LIMIT=16))
     out = child.result()
     assert out["errno"] == errno.EAGAIN and 5 <= out["forked"] < 16, out
     sleepers = _started(command, before, out["forked"])
@@ -531,7 +531,7 @@ def test_memory_budget_counts_the_whole_runner(workdir: Path):
         done = subprocess.run([sys.executable, "-I", "-c", _FOUR_CHILDREN], capture_output=True, text=True, timeout=20)
         return json.loads(done.stdout)
 
-    child = Jailed(body, workdir, limits=jail.Limits(memory_mb=400))
+    child = Jailed(body, workdir, limits=jail.Limits(MEMORY_LIMIT_MB=400))
     out = child.result(timeout=20)
     peak = _cgroup_value(child.pid, "memory.max_usage_in_bytes", "memory.peak")
     limit = _cgroup_value(child.pid, "memory.limit_in_bytes", "memory.max")
@@ -548,7 +548,7 @@ def test_pids_budget_counts_the_whole_runner(workdir: Path):
     original = jail._apply_rlimits
 
     def without_nproc():
-        jail._apply_rlimits = lambda limits: original(dataclasses.replace(limits, processes=10_000))
+        jail._apply_rlimits = lambda limits: original(dataclasses.replace(limits, PROCESS_LIMIT=10_000))
 
     def body(child):
         depth, error = 0, None
@@ -565,7 +565,7 @@ def test_pids_budget_counts_the_whole_runner(workdir: Path):
         child.send({"ok": True, "result": {"depth": depth, "errno": error}})
         time.sleep(60)
 
-    child = Jailed(body, workdir, limits=jail.Limits(processes=16), before=without_nproc)
+    child = Jailed(body, workdir, limits=jail.Limits(PROCESS_LIMIT=16), before=without_nproc)
     out = child.result()
     try:
         assert out == {"depth": 14, "errno": errno.EAGAIN}  # 16 = the intermediate, pid 1 and 14 below it
@@ -599,7 +599,7 @@ def test_kill_removes_the_runners_cgroup_and_everything_in_it(workdir: Path):
 @needs_cgroup
 def test_the_zygote_removes_the_cgroups_of_its_runners(workdir: Path):
     """The zygote's kill op leaves no cgroup behind, and its own folders go when it exits; the
-    grader's `work_mb` reaches the jail."""
+    grader's `WORK_LIMIT_MB` reaches the jail."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     env = {"PATH": "/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1", "MPLCONFIGDIR": str(workdir.parent)}
     zygote = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", str(theirs.fileno())], pass_fds=[theirs.fileno()],
@@ -612,8 +612,8 @@ def test_the_zygote_removes_the_cgroups_of_its_runners(workdir: Path):
         assert hello["pid"] == zygote.pid and "memory and pids per runner" in hello["isolation"]
         assert all(os.path.isdir(parent) for parent in parents)
         mine, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        request = {"op": "spawn", "workdir": str(workdir), "readonly": READONLY, "output_limit": 1 << 16,
-                   "limits": {"memory_mb": 1024, "processes": 32, "work_mb": 16}}
+        request = {"op": "spawn", "workdir": str(workdir), "readonly": READONLY, "language": "en",
+                   "limits": dataclasses.asdict(jail.Limits(MEMORY_LIMIT_MB=1024, PROCESS_LIMIT=32, WORK_LIMIT_MB=16))}
         socket.send_fds(ours, [json.dumps(request).encode()], [runner_end.fileno()])
         runner_end.close()
         pid = json.loads(ours.recv(1 << 16))["pid"]
@@ -637,8 +637,8 @@ def test_the_zygote_removes_the_cgroups_of_its_runners(workdir: Path):
     assert not any(os.path.exists(parent) for parent in parents)
 
 
-def test_work_folder_is_a_tmpfs_of_work_mb(workdir: Path):
-    """A write past `work_mb` fails with ENOSPC, and nothing of it lands on the host."""
+def test_work_folder_is_a_tmpfs_of_work_limit_mb(workdir: Path):
+    """A write past `WORK_LIMIT_MB` fails with ENOSPC, and nothing of it lands on the host."""
     before = _snapshot(workdir)
 
     def body(child):
@@ -653,7 +653,7 @@ def test_work_folder_is_a_tmpfs_of_work_mb(workdir: Path):
             os.close(fd)
         return {"written": written, "errno": error, "given": Path("given.txt").read_text()}
 
-    out = jailed(body, workdir, limits=jail.Limits(work_mb=8))
+    out = jailed(body, workdir, limits=jail.Limits(WORK_LIMIT_MB=8))
     assert out["errno"] == errno.ENOSPC and out["written"] <= 8 << 20, out
     assert out["given"] == "from the grader"
     assert _snapshot(workdir) == before
@@ -735,7 +735,7 @@ def test_without_namespaces_only_rlimits_and_a_session(workdir: Path):
                 "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0]}
 
     try:
-        out = jailed(body, workdir, limits=jail.Limits(memory_mb=1024, open_files=100), before=pretend_no_namespaces)
+        out = jailed(body, workdir, limits=jail.Limits(MEMORY_LIMIT_MB=1024, open_files=100), before=pretend_no_namespaces)
     finally:
         os.close(inherited)
     assert out["pid"] != 1 and out["session_leader"] and out["closed"] and out["repo"]

@@ -12,12 +12,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import rnnkit
 
-from autograder import kit
+from autograder.authoring import kit
 from autograder.assignments import ALL, get
-from autograder.config import REPO_ROOT
-from autograder.solution_source import strip_markers
-from autograder.submissions import filled
+from autograder.coursedir.config import REPO_ROOT
+from autograder.grading.template import strip_markers
+from autograder.authoring.submissions import filled
 
 pytestmark = pytest.mark.nbgrader
 
@@ -50,7 +51,7 @@ def _bodies(source: str) -> list[str]:
 
 
 def test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built(wheel):
-    from autograder.build import KIT_WHEEL
+    from autograder.authoring.build import KIT_WHEEL
 
     assert wheel.name == KIT_WHEEL
     assert f"pip install {KIT_WHEEL}" in (REPO_ROOT / "release" / "ch12_bptt" / "README.md").read_text(encoding="utf-8")
@@ -67,7 +68,7 @@ def test_the_wheel_is_small_and_public(wheel, files):
 def test_no_solution_reference_drawer_or_mistake_code_is_in_the_wheel(files):
     secret = []
     for name, spec in ALL.items():
-        secret += [strip_markers(body) for body in _bodies(spec.solutions.read_text(encoding="utf-8"))]
+        secret += [strip_markers(body) for body in spec.function_sources().values()]
         secret += _bodies(Path(spec.reference.__file__).read_text(encoding="utf-8"))
         secret += _bodies((spec.folder / "checks.py").read_text(encoding="utf-8"))
         secret += _bodies(Path(spec.mistakes_module.__file__).read_text(encoding="utf-8"))
@@ -100,15 +101,19 @@ def _within_an_ulp(committed, built) -> bool:
     return committed == built
 
 
-def test_the_committed_public_data_and_messages_are_in_sync():
-    package = kit.KIT / "rnnkit"
+def test_the_installed_kit_holds_what_the_assignments_build():
+    """The kit the course's environment runs was built from the assignments as they are now, and
+    nothing of it is committed: `make venv` builds it again whenever an assignment changes."""
+    package = Path(rnnkit.__file__).parent
     built = kit.public_files(REPO_ROOT)
-    committed = {path.relative_to(package).as_posix(): path.read_bytes() for path in
+    installed = {path.relative_to(package).as_posix(): path.read_bytes() for path in
                  [*(package / "public").glob("*.json"), *(package / "messages").glob("*.json")] if not path.name.startswith("core.")}
-    run = "run: python -c 'from autograder import kit; kit.write_public()'"
-    assert committed.keys() == built.keys(), run
-    assert all(_within_an_ulp(json.loads(committed[n]), json.loads(built[n])) for n in built if n.startswith("public/")), run
-    assert all(committed[n] == built[n] for n in built if n.startswith("messages/")), run
+    run = "run: make venv"
+    assert installed.keys() == built.keys(), run
+    assert all(_within_an_ulp(json.loads(installed[n]), json.loads(built[n])) for n in built if n.startswith("public/")), run
+    assert all(installed[n] == built[n] for n in built if n.startswith("messages/")), run
+    tracked = subprocess.run(["git", "ls-files", "kit"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.split()
+    assert not [name for name in tracked if name.removeprefix("kit/rnnkit/") in built], "the kit's built data is committed"
     assert (kit.KIT / "rnnkit" / "data" / "sequence-v1.json").read_bytes() == (REPO_ROOT / "data" / "part-iii" / "sequence-v1.json").read_bytes()
 
 

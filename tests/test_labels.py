@@ -20,11 +20,12 @@ from rnnkit import messages
 from rnnkit.messages import _FIELD
 
 from autograder.assignments import get
-from autograder import classdata, labels, report, stats
-from autograder.exports import CANVAS_COLUMNS, export
+from autograder.reporting import classdata, report, stats
+from autograder import labels
+from autograder.reporting.exports import CANVAS_COLUMNS, export
 from autograder.labels import label
-from autograder.classdata import ClassData, Row, Student, Submission
-from autograder.result import CaseOutcome
+from autograder.reporting.classdata import ClassData, Row, Student, Submission
+from autograder.grading.result import CaseOutcome
 
 REPO = Path(__file__).resolve().parents[1]
 LABELS = Path(labels.__file__).resolve().parent
@@ -67,8 +68,8 @@ def test_chinese_labels_are_written_in_chinese():
 
 def test_every_label_the_code_asks_for_exists():
     known = set(_load("en"))
-    used = set(re.findall(r"""["']((?:report|table)\.[a-z_.]+)["']""", (REPO / "autograder" / "report.py").read_text(encoding="utf-8")))
-    for call in re.findall(r"_header\(([^)]*)\)", (REPO / "autograder" / "exports.py").read_text(encoding="utf-8")):
+    used = set(re.findall(r"""["']((?:report|table)\.[a-z_.]+)["']""", (REPO / "autograder" / "reporting" / "report.py").read_text(encoding="utf-8")))
+    for call in re.findall(r"_header\(([^)]*)\)", (REPO / "autograder" / "reporting" / "exports.py").read_text(encoding="utf-8")):
         used |= {f"export.{name}" for name in re.findall(r"""["'](\w+)["']""", call)}
     assert used and {u for u in used if u.startswith("export.")}
     assert used <= known, sorted(used - known)

@@ -8,15 +8,16 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder import config, pipeline
-from autograder.course import nbgrader
+from autograder.coursedir import config
+from autograder import pipeline
+from autograder.commands.course import nbgrader
 
 from .conftest import REPO, make_course
 
 
 def _readme_patterns() -> list[str]:
     """The zip_collect file-name patterns of the README, in order: nbgrader's documented naming, Canvas."""
-    return re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "README.md").read_text(encoding="utf-8"))
+    return re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
 
 
 def test_the_nbgrader_settings_create_the_exchange_formgrader_looks_for(tmp_path):

@@ -12,10 +12,11 @@ import nbformat
 import pytest
 from rnnkit import messages
 
-from autograder import build, classdata, report
+from autograder.authoring import build
+from autograder.reporting import classdata, report
 from autograder.assignments import get
-from autograder.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
-from autograder.exports import export
+from autograder.commands.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
+from autograder.reporting.exports import export
 
 from .classroom import reveals
 from .conftest import ASSIGNMENTS, make_course

@@ -1,4 +1,4 @@
-"""autograder.probes on toy functions: identity, views, and each probe factory passing a function that
+"""autograder.grading.probes on toy functions: identity, views, and each probe factory passing a function that
 keeps its rule and naming the rule and the step for one that breaks it."""
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from hypothesis.extra import numpy as hnp
 
 from rnnkit.checking import Case, StudentFailure
 
-from autograder import probes
+from autograder.assignments import get
+from autograder.grading import probes
 
-import solutions.ch12_boundaries as solution
+solution = get("ch12_boundaries").solution()
+
 
 
 def runner(fn):
@@ -114,7 +116,7 @@ def test_alone_compares_a_piece_run_after_others_with_the_piece_run_alone():
             carry = out[-1][-1]
         return out
 
-    probe = probes.alone(pieces, message="probe.independent_sequences")
+    probe = probes.alone(pieces, message={"en": "{piece} changed at {where}", "zh": "{piece}在{where}处变了"})
     case = Case(([np.ones((3, 1)), np.ones((2, 1))],))
     assert probe(runner(separate), case) is None
     message = probe(runner(carried), case)
@@ -136,7 +138,7 @@ def test_same_result_with_junk_in_padding_and_rows_independent():
             yield name, Case((junked, mask))
 
     case = Case((np.arange(6.0).reshape(2, 3), np.array([[True, True, False], [True, False, False]])))
-    probe = probes.same_result(probes.value_view("the loss"), variants, message="probe.padding_junk_loss")
+    probe = probes.same_result(probes.value_view("the loss"), variants, message={"en": "{variant} changed {where}", "zh": "{variant}改变了{where}"})
     assert probe(runner(mean_valid), case) is None
     assert "NaN" in probe(runner(mean_masked_product), case)
 

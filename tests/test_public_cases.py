@@ -11,9 +11,9 @@ from rnnkit import codec
 from rnnkit.checking import Case, Rules, run_cases
 from rnnkit.compare import compare
 
-from autograder import kit
+from autograder.authoring import kit
 from autograder.assignments import get
-from autograder.checks import public_cases
+from autograder.grading.checks import public_cases
 
 from .conftest import ASSIGNMENTS
 

@@ -4,11 +4,11 @@ import json
 import nbformat
 import pytest
 
-from autograder import build
+from autograder.authoring import build
 from autograder.assignments import get
-from autograder.course import nbgrader, release
-from autograder.layout import Course
-from autograder.solution_source import BEGIN, END
+from autograder.commands.course import nbgrader, release
+from autograder.coursedir.layout import Course
+from autograder.grading.template import BEGIN, END
 
 from .conftest import ASSIGNMENTS, REPO, make_course
 

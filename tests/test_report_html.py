@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import classdata, cli, report, stats
+from autograder.reporting import classdata, report, stats
+from autograder.commands import cli
 from autograder.assignments import get
-from autograder.layout import Course
+from autograder.coursedir.layout import Course
 
 from .conftest import ASSIGNMENTS
 

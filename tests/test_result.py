@@ -1,10 +1,11 @@
-"""The grade cell's result (`autograder.result.GradeResult`): what the executor writes is what the
+"""The grade cell's result (`autograder.grading.result.GradeResult`): what the executor writes is what the
 report, the exports and the feedback read back."""
 import json
 
 from hypothesis import given, strategies as st
 
-from autograder.result import RESULT_KEY, CaseOutcome, GradeResult, HiddenFailure
+from autograder.assignments import get
+from autograder.grading.result import RESULT_KEY, CaseOutcome, GradeResult, HiddenFailure
 from .test_checks import grade
 
 words = st.text(min_size=0, max_size=12)
@@ -21,7 +22,7 @@ def test_a_result_survives_the_notebook_json(result):
 
 
 def test_a_graded_check_keeps_its_cases_its_stub_and_its_shown_hidden_case():
-    from solutions.ch12_bptt import bptt_scalar
+    bptt_scalar = get("ch12_bptt").solution().bptt_scalar
 
     def no_half(xs, w, target, h0=0):
         return {**bptt_scalar(xs, w, target, h0), "loss": 2 * bptt_scalar(xs, w, target, h0)["loss"]}
@@ -42,9 +43,9 @@ def test_a_graded_check_keeps_its_cases_its_stub_and_its_shown_hidden_case():
 
 
 def test_the_feedback_puts_the_expected_value_right_below_the_hidden_case_inputs():
-    from solutions.ch12_bptt import bptt_scalar
+    bptt_scalar = get("ch12_bptt").solution().bptt_scalar
 
-    from autograder.reveal import below_inputs
+    from autograder.grading.reveal import below_inputs
 
     def no_half(xs, w, target, h0=0):
         return {**bptt_scalar(xs, w, target, h0), "loss": 2 * bptt_scalar(xs, w, target, h0)["loss"]}

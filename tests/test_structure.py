@@ -1,6 +1,8 @@
-"""The package's shape: no import circle among the modules of `autograder` and `rnnkit` (imports
-inside functions counted, type-checking-only imports not), and the assignments are never imported
-from inside a function - the spec is handed down, not looked up from below."""
+"""The package's shape, from its imports: no import circle among the modules of `autograder` and
+`rnnkit` (imports inside functions and type-checking-only imports counted); the rooms of `autograder`
+stacked in `FLOORS`, with at most two imports running back up; at most ten modules at the top of
+`autograder`; and the assignments never imported from inside a function - the spec is handed down,
+not looked up from below."""
 from __future__ import annotations
 
 import ast
@@ -35,8 +37,6 @@ def _imports(name: str, path: Path) -> list[tuple[str, bool]]:
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.If) and getattr(child.test, "id", "") == "TYPE_CHECKING":
-                continue
             inside = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
             if isinstance(child, ast.Import):
                 targets = [alias.name for alias in child.names]
@@ -82,6 +82,51 @@ def test_no_import_circle():
     assert not _circles(arrows), _circles(arrows)
 
 
+#: The rooms, lowest first: a module imports from its own floor or below. The kit is the floor.
+FLOORS = (
+    ("rnnkit",),
+    ("autograder.coursedir", "autograder.labels"),
+    ("autograder.sandbox",),
+    ("autograder.grading",),
+    ("autograder.assignments",),
+    ("autograder.authoring",),
+    ("autograder.intake",),
+    ("autograder.reporting",),
+    ("autograder.commands", "autograder.pipeline"),
+    ("autograder", "autograder.__main__"),
+)
+MOST_RUNNING_BACK_UP = 2
+MOST_AT_THE_TOP = 10
+
+
+def floor(module: str) -> int:
+    """The floor of `module`: that of the longest room of `FLOORS` it is in."""
+    rooms = [(len(room), level) for level, rooms in enumerate(FLOORS) for room in rooms
+             if module == room or module.startswith(room + ".")]
+    assert rooms, f"{module} is in no room of FLOORS: put it in one (tests/test_structure.py)"
+    return max(rooms)[1]
+
+
+def running_back_up(graph: dict[str, list[tuple[str, bool]]]) -> list[tuple[str, str]]:
+    """The imports of `graph` from a lower floor to a higher one."""
+    return sorted({(name, target) for name, imports in graph.items() for target, _ in imports if floor(target) > floor(name)})
+
+
+def test_every_module_is_in_a_room_and_few_imports_run_back_up():
+    up = running_back_up(GRAPH)
+    assert len(up) <= MOST_RUNNING_BACK_UP, up
+    assert running_back_up({"autograder.grading.checks": [("autograder.reporting.report", True)],
+                            "autograder.reporting.report": [("autograder.grading.checks", False)]}) == [
+        ("autograder.grading.checks", "autograder.reporting.report")]
+
+
+def test_the_top_of_the_package_keeps_a_handful_of_modules():
+    top = sorted(path.name for path in PACKAGES["autograder"].glob("*.py"))
+    assert len(top) <= MOST_AT_THE_TOP, top
+    rooms = [path.name for path in PACKAGES["autograder"].iterdir() if (path / "__init__.py").is_file()]
+    assert {"coursedir", "sandbox", "grading", "assignments", "authoring", "intake", "reporting", "commands"} <= set(rooms), rooms
+
+
 def test_the_assignments_are_never_looked_up_from_inside_a_function():
     looked_up = [(name, target) for name, imports in GRAPH.items() for target, inside in imports
                  if inside and target.startswith("autograder.assignments")]
@@ -90,7 +135,7 @@ def test_the_assignments_are_never_looked_up_from_inside_a_function():
 
 def test_the_check_sees_a_circle_and_a_lookup_where_there_is_one(tmp_path):
     """Its teeth: the two modules of a circle, one of them importing the assignments in a function."""
-    source = "def f():\n    from .assignments import get\n    from . import b\n"
+    source = "def f():\n    from .assignments import get\n    from . import b\nif TYPE_CHECKING:\n    from .reporting import report\n"
     path = tmp_path / "a.py"
     path.write_text(source, encoding="utf-8")
     MODULES.update({"autograder.a": path, "autograder.b": tmp_path / "b.py"})
@@ -98,6 +143,7 @@ def test_the_check_sees_a_circle_and_a_lookup_where_there_is_one(tmp_path):
     try:
         imports = _imports("autograder.a", path)
         assert ("autograder.assignments", True) in imports and ("autograder.b", True) in imports
+        assert ("autograder.reporting.report", False) in imports  # a type-checking import is an import
         assert _imports("autograder.b", tmp_path / "b.py") == [("autograder.a", False)]
         assert _circles({"autograder.a": {"autograder.b"}, "autograder.b": {"autograder.a"}}) == [["autograder.a", "autograder.b", "autograder.a"]]
     finally:

@@ -19,10 +19,10 @@ from rnnkit.messages import _width
 from rnnkit.selfcheck import public_checks, public_half
 
 from autograder.assignments import get
-from autograder.layout import Course
-from autograder.submissions import filled
+from autograder.coursedir.layout import Course
+from autograder.authoring.submissions import filled
 
-from autograder.course import nbgrader
+from autograder.commands.course import nbgrader
 
 from .conftest import ASSIGNMENTS, REPO, make_course
 
@@ -131,7 +131,7 @@ def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
 
 
 def test_without_the_kit_the_first_cell_says_how_to_install_it():
-    from autograder.build import KIT_WHEEL
+    from autograder.authoring.build import KIT_WHEEL
 
     notebook = nbformat.read(REPO / "release" / "ch12_bptt" / "ch12_bptt.ipynb", as_version=4)
     setup = next(cell.source for cell in notebook.cells if cell.cell_type == "code")

@@ -10,9 +10,9 @@ import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder import collect
-from autograder.config import database_url, load
-from autograder.course import nbgrader, release
+from autograder.intake import collect
+from autograder.coursedir.config import database_url, load
+from autograder.commands.course import nbgrader, release
 
 from .conftest import REPO, make_course
 
@@ -100,7 +100,7 @@ def _zip_names(root: Path, names: dict[str, str], released: Path) -> None:
 
 
 def test_zip_collect_files_a_misleading_upload_under_its_uploader_and_checks_the_roster(released, tmp_path):
-    documented, _ = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "README.md").read_text(encoding="utf-8"))
+    documented, _ = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
     assert documented == collect.DOCUMENTED_PATTERN
     root = _course(released, tmp_path)
     with _gradebook(root) as gb:
@@ -123,7 +123,7 @@ def test_zip_collect_files_a_misleading_upload_under_its_uploader_and_checks_the
 
 
 def test_zip_collect_skips_a_second_file_without_a_time_instead_of_stopping_the_class(released, tmp_path):
-    _, canvas = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "README.md").read_text(encoding="utf-8"))
+    _, canvas = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
     root = _course(released, tmp_path)
     _zip_names(root, {f"doejane_123456_1_{A}.ipynb": "jane", f"doejane_123456_2_{A}-1.ipynb": "jane-again",
                       f"smithbob_234567_3_{A}.ipynb": "bob",

@@ -1,14 +1,15 @@
 """The course's assignments, one folder each, found here rather than listed (see
-docs/adding-an-assignment.md): `reference.py` (SymPy engine), `checks.py` (the list
-`CHECKS`), `mistakes.py` (the catalogue), `notebook.md` with `notebook.zh.md`, and the messages; the
-folder's `SPEC` ties them together with the hidden reference solution, `solutions/<name>.py`. `ALL` maps each assignment name to its spec, by name; a course
-releases those of its `course_config.ASSIGNMENTS`, in that order."""
+docs/adding-an-assignment.md): `notebook.md` (the teaching text in both languages and the reference
+solution), `reference.py` (the SymPy engine) and `checks.py` (the list `CHECKS`, with each case's
+label, and the catalogued mistakes with their sentences); the folder's `SPEC` ties them together.
+`ALL` maps each assignment name to its spec, by name; a course releases those of its
+`course_config.ASSIGNMENTS`, in that order."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
 
-from ..spec import Assignment
+from ..grading.spec import Assignment
 
 
 def _found() -> dict[str, Assignment]:

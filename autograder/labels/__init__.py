@@ -1,9 +1,10 @@
 """The instructor's labels: every word of the class report, the score table and the grade sheets'
 headers, by id, one JSON file per language (`en.json`, `zh.json`).
 
-The language is the kit's (`rnnkit.messages.language()`: `COURSE_LANG`, which the CLI sets from
-course_config.py); a label missing from a language falls back to English, an unknown id is a
-KeyError. Placeholders are filled as in the kit's messages (`{name}`; other braces stay).
+The language is the one the command speaks (`rnnkit.messages.language()`: the course language,
+which each entry point reads once and speaks); a label missing from a language falls back to
+English, an unknown id is a KeyError. Placeholders are filled as in the kit's messages (`{name}`;
+other braces stay).
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from rnnkit.messages import _FIELD, LANGUAGES, _fill, language
+from rnnkit.messages import _FIELD, _fill, language
 
 HERE = Path(__file__).resolve().parent
 

@@ -19,7 +19,7 @@ import traceback
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -33,11 +33,12 @@ FLOAT_WHERE_EXACT = "float_where_exact"
 
 @dataclass(frozen=True)
 class Case:
-    """Inputs for one call: positional `args`, keyword `kwargs`, and a label for messages."""
+    """Inputs for one call: positional `args`, keyword `kwargs`, and a label for messages (as a
+    course writes a book case, in each language: {"en": ..., "zh": ...}; see `messages.said`)."""
 
     args: tuple = ()
     kwargs: dict = field(default_factory=dict)
-    label: str = ""
+    label: str | Mapping[str, str] = ""
 
 
 @dataclass
@@ -109,7 +110,7 @@ class Report:
     def lines(self, *, graded: bool, show_hidden: bool = False) -> list[str]:
         """What the student reads, wrapped at `messages.WIDTH`: the summary, each failing public
         case, the first failing hidden case (with its inputs when `show_hidden`; its expected value
-        is the feedback's to add, see `autograder.reveal`) and how many more failed, then each likely
+        is the feedback's to add, see `autograder.grading.reveal`) and how many more failed, then each likely
         misconception once, with the number of wrong cases it explains."""
         if graded:
             hidden = self.hidden

@@ -2,7 +2,7 @@
 
 References are exact rationals (`Fraction`/`int`) or `Real`s (a transcendental value as a
 30-digit decimal string), nested in dicts, lists, tuples, sets and object arrays; the grader turns
-its SymPy references into these (`autograder.symbolic.public_value`). A leaf is judged as follows:
+its SymPy references into these (`autograder.grading.symbolic.public_value`). A leaf is judged as follows:
 
 * rational reference, exact student type (`int`, `Fraction`, SymPy `Rational`): `==`;
 * rational reference, float: accepted within `RATIONAL_RTOL * max(1, |r|)`, except when

@@ -2,7 +2,7 @@
 
 Every honest submission draws the notebook's plots from the same values, and drawing one (its text
 and tick layout) is most of a plot cell's time. So the grader keeps the PNGs of the reference run
-(the instructor's notebook, `autograder.figures`) by key, and tells each runner those keys. The
+(the instructor's notebook, `autograder.grading.figures`) by key, and tells each runner those keys. The
 runner's PNG formatter computes a figure's key; when the grader holds that key it sends
 `MARKER + key` in place of the PNG, which the grader replaces by its own copy, else it draws.
 

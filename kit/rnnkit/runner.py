@@ -3,9 +3,10 @@
 `python -I -m rnnkit.runner CONTROL_FD...` starts the warm zygote: it imports numpy, matplotlib,
 IPython and the kit once, reports the isolation this machine gives, then waits on its control
 sockets (one per grader process). For every submission a grader sends a `spawn` request with one
-end of a fresh socket;
-the zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own where the machine
-offers one) and serves the grader on that socket:
+end of a fresh socket: `{"op": "spawn", "workdir", "readonly", "limits", "language", "figures"}`, where
+`limits` is the submission's `rnnkit.jail.Limits` whole and `language` the course language. The
+zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own where the machine offers
+one) and, speaking that language (`rnnkit.messages.speaking`), serves the grader on that socket:
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it (a
   figure whose key the spawn request listed in `figures` comes as a marker: `rnnkit.figures`);
@@ -34,7 +35,7 @@ from typing import Any  # noqa: E402
 import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 import matplotlib.pyplot  # noqa: E402,F401
 
-from . import codec, figures, jail, wire  # noqa: E402
+from . import codec, figures, jail, messages, wire  # noqa: E402
 from .cells import CellRunner, preload  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
 from .helpers import pristine  # noqa: E402
@@ -108,7 +109,8 @@ def _child(connection: socket.socket, request: dict) -> None:
         os.chdir(workdir)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         known = frozenset(key for key in request.get("figures", []) if figures.is_key(key))
-        serve(connection, CellRunner(output_limit_bytes=int(request["output_limit"]), known_figures=known))
+        with messages.speaking(request["language"]):
+            serve(connection, CellRunner(output_limit_bytes=limits.OUTPUT_LIMIT_KB * 1024, known_figures=known))
     except BaseException:  # noqa: BLE001 - a child must never return into the zygote's loop
         status = 1
     finally:

@@ -1,13 +1,13 @@
 """A corpus of student answers: correct variants, which must earn every point, and plausible mistakes,
 which must lose points and be named rightly or not at all ("Correct work earns its points").
 
-Written independently of the catalogue (`autograder/assignments/*/mistakes.py`), in the styles real
+Written independently of the catalogue (the mistakes of `autograder/assignments/*/checks.py`), in the styles real
 students use: loops or vectorised numpy, arrays, lists or tuples, Fractions, SymPy Rationals or floats
 where allowed, namedtuples, `typing.NamedTuple`, `OrderedDict` and `defaultdict` results, numpy scalars,
 helpers defined in the same cell, recursion, comprehensions, other functions of the notebook.
 
 Each `Entry` replaces one function of the reference-filled release notebook
-(`autograder.submissions.filled`) with its own source; the submission's student id is
+(`autograder.authoring.submissions.filled`) with its own source; the submission's student id is
 `corpus-<assignment short>-<entry id>`. A mistake names the catalogued misconception it should be
 named as (`expected`), or None when none fits: then the grader must name nothing. `hidden_only`
 marks a mistake the public cases cannot show (the self-check passes it; hidden cases or probes catch it).
@@ -116,7 +116,7 @@ def replace_definition(cell_source: str, name: str, source: str) -> str:
 def notebook(release_notebook: Path, entry: Entry) -> nbformat.NotebookNode:
     """The released notebook answered by the reference solution, `entry.function` by `entry.source`."""
     from autograder.assignments import get
-    from autograder.submissions import filled
+    from autograder.authoring.submissions import filled
 
     filled_notebook = filled(Path(release_notebook), get(entry.assignment))
     cells = [cell for cell in filled_notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
@@ -130,7 +130,7 @@ def notebook(release_notebook: Path, entry: Entry) -> nbformat.NotebookNode:
 def assignments_under_test(root: Path) -> list[str]:
     """The course's assignments (course_config.py of `root`) that are released there, narrowed by
     TEST_ASSIGNMENTS as tests/conftest.py narrows them."""
-    from autograder import config
+    from autograder.coursedir import config
 
     narrowed = os.environ.get("TEST_ASSIGNMENTS")
     return [name for name in config.load(Path(root)).ASSIGNMENTS
@@ -140,7 +140,7 @@ def assignments_under_test(root: Path) -> list[str]:
 def write_all(root: Path, assignments: Iterable[str] | None = None) -> dict[str, tuple]:
     """Write one submission per corpus entry of `assignments` (default: `assignments_under_test`)
     into course root `root`. Returns student -> (assignment, function, kind, expected mistake id)."""
-    from autograder.submissions import write_submission
+    from autograder.authoring.submissions import write_submission
 
     root = Path(root)
     names = assignments_under_test(root) if assignments is None else list(assignments)
@@ -163,7 +163,7 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
     notebook top to bottom (without its table and plot cells): the setup and solution cells are
     executed in order in one namespace, and at each grade cell the function of that name, as it
     stands there, is self-checked (`rnnkit.selfcheck.selfcheck`). Returns check -> Report."""
-    from autograder.config import REPO_ROOT
+    from autograder.coursedir.config import REPO_ROOT
     from rnnkit.selfcheck import selfcheck
 
     release_notebook = release_notebook or REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"
@@ -186,10 +186,10 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
 def fed_checks(entry: Entry) -> set[str]:
     """The checks the entry's function can change: its own and those of its (indirect) callers in
     the reference solution."""
-    from autograder import catalogue
+    from autograder.grading import catalogue
     from autograder.assignments import get
 
-    return {entry.function, *catalogue.callers(get(entry.assignment), entry.function)}
+    return {entry.function, *catalogue.callers(get(entry.assignment).template, entry.function)}
 
 
 @dataclass(frozen=True)

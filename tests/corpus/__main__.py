@@ -19,9 +19,9 @@ from . import ENTRIES, entries, report_text, summary, verdicts, write_all
 
 def grade(folder: Path, assignments: list[str], workers: int) -> dict:
     from autograder.assignments import get
-    from autograder import classdata
-    from autograder.course import autograde, release
-    from autograder.submissions import filled, write_submission
+    from autograder.reporting import classdata
+    from autograder.commands.course import autograde, release
+    from autograder.authoring.submissions import filled, write_submission
 
     from ..classroom import LIMITS
     from ..conftest import make_course

@@ -14,8 +14,8 @@ from fractions import Fraction
 import numpy as np
 import sympy as sp
 
-from ...data import exact, sequence
-from ...symbolic import decimal_text
+from ...coursedir.data import exact, sequence
+from ...grading.symbolic import decimal_text
 
 #: The search limit of `min_fillers_to_flip` (the contract: None when no count up to it flips).
 MAX_FILLERS = 100

@@ -22,7 +22,7 @@ import mpmath
 import numpy as np
 import sympy as sp
 
-from ...symbolic import to_sympy
+from ...grading.symbolic import to_sympy
 
 WORK_DIGITS = 40
 w_, s_ = sp.symbols("w s")

@@ -23,7 +23,7 @@ from math import prod
 import numpy as np
 import sympy as sp
 
-from ...symbolic import exact_double, to_sympy
+from ...grading.symbolic import exact_double, to_sympy
 
 #: Working precision of transcendental values (the comparison uses 30 of them).
 DIGITS = 40

@@ -6,7 +6,7 @@ one writable work folder, a private /tmp, a minimal /dev and its own /proc), wit
 without capabilities and under resource limits. Only the standard library is used: the
 namespaces, mounts and capabilities are set up through libc with ctypes.
 
-The work folder is a tmpfs of `Limits.work_mb` MB at the path of the host folder, holding a copy
+The work folder is a tmpfs of `Limits.WORK_LIMIT_MB` MB at the path of the host folder, holding a copy
 of the files that were there; the host folder is only read, never written.
 
 Budgets for the whole runner: where this machine offers a writable cgroup v2 with the memory and
@@ -202,7 +202,7 @@ def enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[int
       everything in the namespace;
     - a fresh tmpfs root (pivot_root, old root detached): read-only /usr, /lib, /lib64, /bin,
       /sbin, /etc (top-level symlinks recreated), every path in `readonly` read-only at the same
-      absolute path, at `workdir`'s path (and the cwd) a tmpfs of `limits.work_mb` MB holding a
+      absolute path, at `workdir`'s path (and the cwd) a tmpfs of `limits.WORK_LIMIT_MB` MB holding a
       copy of its files (the host folder is not written), a private /tmp (64m),
       /dev with null, zero, full, random, urandom and a /dev/shm tmpfs, a fresh /proc
       (/proc/sys read-only); nothing else of the host;
@@ -243,7 +243,7 @@ def _enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[in
     # The intermediate must be able to wait for the inner process, whatever the caller set.
     with contextlib.suppress(OSError, ValueError):
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    plan, work = _plan(workdir, list(readonly), limits.work_mb)
+    plan, work = _plan(workdir, list(readonly), limits.WORK_LIMIT_MB)
     cgroup = _join_cgroup(_cgroups, limits)
 
     euid, egid = os.geteuid(), os.getegid()

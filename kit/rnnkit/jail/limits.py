@@ -14,21 +14,33 @@ from .mounts import _unescape, _within
 from .syscalls import _error, _step, _write_file
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Limits:
-    memory_mb: int = 2048        # RLIMIT_AS
-    processes: int = 64          # RLIMIT_NPROC (counted inside the new user namespace)
-    cpu_seconds: int = 600       # RLIMIT_CPU backstop
-    file_mb: int = 64            # RLIMIT_FSIZE
-    open_files: int = 256        # RLIMIT_NOFILE
-    work_mb: int = 256           # size of the work folder's tmpfs
+    """What one submission's student code may use, from course_config.py to the jail: the one
+    definition of each limit and its default. A field in capitals is the course setting of that
+    name (described by `autograder.coursedir.settings.Settings`, which takes its default from here);
+    the others are the jail's own backstops. The grader sends it whole in a runner's spawn request
+    (`dataclasses.asdict`) and the runner rebuilds it (`Limits(**fields)`)."""
+
+    CELL_TIMEOUT: float = 120.0        # seconds a cell may run
+    CALL_TIMEOUT: float = 10.0         # seconds one call of a student's function may take
+    MEMORY_LIMIT_MB: int = 2048        # RLIMIT_AS, and the runner's cgroup memory
+    OUTPUT_LIMIT_KB: int = 256         # output one cell may keep
+    OUTPUT_TOTAL_KB: int = 1024        # output all the cells of a submission may keep
+    PROCESS_LIMIT: int = 64            # RLIMIT_NPROC (counted inside the new user namespace), the cgroup's pids.max
+    WORK_LIMIT_MB: int = 256           # size of the work folder's tmpfs
+    SUBMISSION_TIMEOUT: float = 600.0  # seconds of waiting on the submission's runners, in all
+    RUNNER_RESTARTS: int = 8           # times the submission's runner may be started again
+    cpu_seconds: int = 600             # RLIMIT_CPU backstop of every process
+    file_mb: int = 64                  # RLIMIT_FSIZE
+    open_files: int = 256              # RLIMIT_NOFILE
 
 
 def _apply_rlimits(limits: Limits) -> None:
     mib = 1024 * 1024
     wanted = (
-        ("RLIMIT_AS", resource.RLIMIT_AS, int(limits.memory_mb) * mib, int(limits.memory_mb) * mib),
-        ("RLIMIT_NPROC", resource.RLIMIT_NPROC, int(limits.processes), int(limits.processes)),
+        ("RLIMIT_AS", resource.RLIMIT_AS, int(limits.MEMORY_LIMIT_MB) * mib, int(limits.MEMORY_LIMIT_MB) * mib),
+        ("RLIMIT_NPROC", resource.RLIMIT_NPROC, int(limits.PROCESS_LIMIT), int(limits.PROCESS_LIMIT)),
         # soft = hard: SIGXCPU at a soft limit would be ignored by pid 1 of the namespace, SIGKILL is not
         ("RLIMIT_CPU", resource.RLIMIT_CPU, int(limits.cpu_seconds), int(limits.cpu_seconds)),
         ("RLIMIT_FSIZE", resource.RLIMIT_FSIZE, int(limits.file_mb) * mib, int(limits.file_mb) * mib),
@@ -135,9 +147,9 @@ def _join_cgroup(cgroups: _Cgroups | None, limits: Limits) -> int | None:
     Returns the cgroup version, or None where there are no cgroups."""
     if cgroups is None:
         return None
-    memory = str(int(limits.memory_mb) * 1024 * 1024)
+    memory = str(int(limits.MEMORY_LIMIT_MB) * 1024 * 1024)
     budgets = {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory, "memory.max": memory,
-               "memory.swap.max": "0", "pids.max": str(int(limits.processes))}  # in this order: memsw >= memory
+               "memory.swap.max": "0", "pids.max": str(int(limits.PROCESS_LIMIT))}  # in this order: memsw >= memory
     written = set()
     for parent in cgroups.parents:
         path = os.path.join(parent, f"runner-{os.getpid()}")

@@ -41,8 +41,9 @@ def _within(path: str, parent: str) -> bool:
     return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
-def _plan(workdir: str, readonly: list[str], work_mb: int) -> tuple[list[_Entry], str]:
-    """Everything the new root holds, parents before what is mounted inside them."""
+def _plan(workdir: str, readonly: list[str], size_mb: int) -> tuple[list[_Entry], str]:
+    """Everything the new root holds (the work folder a tmpfs of `size_mb` MB), parents before what
+    is mounted inside them."""
     with _step(f"workdir {workdir!r}"):
         work = os.path.realpath(workdir)
         os.stat(work)
@@ -79,7 +80,7 @@ def _plan(workdir: str, readonly: list[str], work_mb: int) -> tuple[list[_Entry]
             continue  # already visible, read-only, through a folder mounted before
         entries.append(_Entry(real, "ro", real, is_dir=os.path.isdir(real)))
         read_only.append(real)
-    entries.append(_Entry(work, "work", work, options=f"mode=0755,size={int(work_mb)}m", flags=_MS_NOSUID | _MS_NODEV))
+    entries.append(_Entry(work, "work", work, options=f"mode=0755,size={int(size_mb)}m", flags=_MS_NOSUID | _MS_NODEV))
     order = sorted(range(len(entries)), key=lambda i: (entries[i].dest.count("/"), i))
     return [entries[i] for i in order], work
 

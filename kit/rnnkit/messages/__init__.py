@@ -1,9 +1,10 @@
 """The message catalogue: every sentence a student reads, by id, one JSON file per language.
 
-`core.<lang>.json` holds the comparison, check and probe sentences; `<assignment>.<lang>.json`
-holds an assignment's misconception sentences (ids `mistake.<id>`) and its own probe sentences;
-`labels.<lang>.json` translates the labels of public cases (ids `label.<English label>`).
-The language is `COURSE_LANG` (default `en`); a missing translation falls back to English.
+`core.<lang>.json` holds the comparison, check and probe sentences; `<assignment>.<lang>.json`,
+written when the kit is built from the sentences each assignment keeps beside its code, holds its
+misconception sentences (ids `mistake.<id>`). A public case's label comes with the case, in each
+language (`said`).
+The language is `language()`'s; a missing translation falls back to English.
 A message `<id>.one`, where it exists, is used instead of `<id>` when the field `count` is 1.
 """
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 import os
 import re
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -45,8 +47,10 @@ _chosen: list[str] = []
 
 @contextlib.contextmanager
 def speaking(lang: str | None):
-    """Within the block, speak `lang` whatever `COURSE_LANG` says (None: as outside it): a
-    notebook's self-checks speak the language of its edition wherever the notebook is opened."""
+    """Within the block, speak `lang` (None: as outside it). The one way a language is chosen: a
+    grader's command speaks the course language its entry point resolved, a runner the language of
+    its spawn request, and a notebook's self-checks the language of its edition wherever the
+    notebook is opened."""
     if lang is not None and lang not in LANGUAGES:
         raise ValueError(f"language {lang!r}; it must be one of {', '.join(LANGUAGES)}")
     _chosen.append(lang or language())
@@ -57,8 +61,8 @@ def speaking(lang: str | None):
 
 
 def language() -> str:
-    """The language of the messages: that of the innermost `speaking` block, else `COURSE_LANG`,
-    `en` or `zh` (default `en`)."""
+    """The language of the messages, `en` or `zh`: that of the innermost `speaking` block, else (in a
+    student's own Python, where no block is open) the environment's `COURSE_LANG`, else `en`."""
     if _chosen:
         return _chosen[-1]
     lang = os.environ.get("COURSE_LANG", "en") or "en"
@@ -67,21 +71,33 @@ def language() -> str:
     return lang
 
 
-def text(message_id: str, **fields) -> str:
-    """The sentence for `message_id` in the course language, with `fields` filled in."""
+def text(message_id: str | Mapping[str, str], /, **fields) -> str:
+    """The sentence for `message_id` in the course language, with `fields` filled in: an id of the
+    catalogue, or the sentence itself in each language ({"en": ..., "zh": ...}, as an assignment
+    writes its own beside its code)."""
     lang = language()
-    if fields.get("count") == 1 and _lookup(lang, f"{message_id}.one"):
-        message_id = f"{message_id}.one"
-    template = _lookup(lang, message_id)
-    if template is None:
-        raise KeyError(f"no message {message_id!r} in the catalogue")
+    if isinstance(message_id, Mapping):
+        template = said(message_id, lang)
+    else:
+        if fields.get("count") == 1 and _lookup(lang, f"{message_id}.one"):
+            message_id = f"{message_id}.one"
+        template = _lookup(lang, message_id)
+        if template is None:
+            raise KeyError(f"no message {message_id!r} in the catalogue")
     return _FIELD.sub(lambda m: _fill(m, fields), template)
 
 
-def case_label(label: str) -> str:
-    """A public case's label (English, as the checks write it) in the course language: the message
-    `label.<label>` where the language has one (`labels.<lang>.json`), else the label as written."""
-    return catalogue(language()).get(f"label.{label}", label)
+def said(sentence: str | Mapping[str, str], lang: str | None = None) -> str:
+    """A sentence written in each language ({"en": ..., "zh": ...}) in `lang` (default: the course
+    language), English where it has no such translation; a plain string as it is."""
+    if not isinstance(sentence, Mapping):
+        return sentence
+    return sentence.get(lang or language()) or sentence["en"]
+
+
+def case_label(label: str | Mapping[str, str]) -> str:
+    """A public case's label in the course language (`said`)."""
+    return said(label)
 
 
 def _lookup(lang: str, message_id: str) -> str | None:

@@ -1,0 +1,59 @@
+"""Submissions built from the released notebook: the reference, the untouched stub, and mutants.
+
+A mutant is the reference solution with one catalogued mistake pasted in place of the function
+it replaces - what a student with that misconception would hand in.
+"""
+from __future__ import annotations
+
+import ast
+import secrets
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+
+import nbformat
+
+from ..grading import catalogue
+from ..coursedir.layout import Course
+from ..grading.template import strip_markers
+from ..grading.spec import Assignment
+
+
+def _defined(source: str) -> list[str]:
+    return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
+
+
+def filled(release_notebook: Path, spec: Assignment, mistake: catalogue.Mistake | None = None) -> nbformat.NotebookNode:
+    """The released notebook of `spec` with every solution cell answered by the reference solution,
+    except the function replaced by `mistake`, which gets the mistaken code."""
+    notebook = nbformat.read(release_notebook, as_version=4)
+    sources = spec.function_sources()
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("solution"):
+            continue  # a written answer is the student's own words: left as released
+        parts = []
+        for name in _defined(cell.source):
+            if mistake is not None and name == mistake.function:
+                parts.append(mistake.source())
+            else:
+                parts.append(strip_markers(sources[name]))
+        cell.source = "\n\n\n".join(parts)
+    return notebook
+
+
+def write_submission(root: Path, student: str, assignment: str, notebook: nbformat.NotebookNode | None) -> Path:
+    """Place a submission at `submitted/<student>/<assignment>/` beside the released files, with the
+    `timestamp.txt` and `submission_secret.txt` that nbgrader's `submit` writes (its later steps,
+    `release_feedback` among them, read them).
+
+    `notebook=None` submits the released notebook untouched (the stub)."""
+    course = Course(Path(root))
+    release, target = course.release(assignment), course.submitted(student, assignment)
+    if target.exists():
+        shutil.rmtree(target)
+    shutil.copytree(release, target)
+    if notebook is not None:
+        nbformat.write(notebook, target / f"{assignment}.ipynb")
+    (target / "timestamp.txt").write_text(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z"), encoding="utf-8")
+    (target / "submission_secret.txt").write_text(secrets.token_hex(64), encoding="utf-8")
+    return target

@@ -1,0 +1,183 @@
+"""`python -m autograder <command>`: the instructor's one command line, run from the course root.
+
+Each command imports what it needs when it runs (nbgrader, SymPy and matplotlib cost a second or
+more of start-up), and `autograde` starts the sandbox's zygote first, so that it comes up while the
+rest is imported."""
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+import time
+from pathlib import Path
+
+from rnnkit import messages
+
+from ..coursedir import config
+from ..labels import label
+from ..coursedir.layout import Course, CourseNotFound
+
+
+def _names(args, root: Path) -> list[str]:
+    from . import course
+
+    known = course.assignments(root)
+    unknown = [name for name in args.assignments if name not in known]
+    if unknown:
+        guesses = [match for name in unknown for match in difflib.get_close_matches(name, known, n=1)]
+        hint = f" (did you mean {', '.join(guesses)}?)" if guesses else ""
+        raise SystemExit(f"unknown assignment(s) {unknown}{hint}; course_config.py lists {known}")
+    return args.assignments or known
+
+
+def _autograde(args, root: Path) -> int:
+    if not args.dask:
+        from ..sandbox import client as sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
+
+        sandbox.prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
+    from ..reporting import classdata, report
+    from . import course
+    from ..intake.escape import shown
+    from ..grading.attempts import NoSecret
+    from ..grading.execute import SandboxUnavailable
+
+    try:
+        outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
+                                    dask=args.dask, unsandboxed=args.unsandboxed)
+    except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
+        raise SystemExit(str(error)) from None
+    failed = [o for o in outcomes if not o.ok]
+    for outcome in failed:
+        if outcome.refused:
+            print(shown(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused)), file=sys.stderr)
+        else:
+            print(shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)), file=sys.stderr)
+    graded = {(o.student, o.assignment) for o in outcomes if o.ok}
+    rows = [row for row in classdata.collect(root) if (row.student, row.assignment) in graded]
+    if rows:
+        print(report.score_table(rows))
+    if outcomes:
+        print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
+                    seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
+    return 1 if failed else 0
+
+
+def _demo(args, root: Path) -> int:
+    """Release, grade, give feedback on and report the bundled sample class, in a course of its
+    own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
+    from ..reporting import classdata, exports, report
+    from . import course
+    from ..authoring import sample
+
+    start = time.perf_counter()
+    demo = Course(root).start_course(Course(root).demo).root
+    print(label("cli.demo_course", demo=demo, root=root))
+    names = course.assignments(demo)
+    course.release(demo, names)
+    for name in names:
+        for student, what in sample.write_sample_class(demo, name).items():
+            print(f"{name:<16} {student:<6} {what}")
+    args.assignments, args.student = names, None
+    status = _autograde(args, demo)
+    course.feedback(demo, names)
+    sheets = exports.export(demo)
+    data = classdata.load(demo)
+    html = report.write_html(data, Course(demo).reports / "class-report.html")
+    print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo)))
+    print(label("cli.demo_finished", seconds=f"{time.perf_counter() - start:.1f}"))
+    return status
+
+
+def _parser() -> argparse.ArgumentParser:
+    shared = argparse.ArgumentParser(add_help=False)
+    shared.add_argument("--root", type=Path, default=argparse.SUPPRESS,
+                        help="course root (default: the nearest folder at or above the working folder with course_config.py)")
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__, parents=[shared])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    def command(name: str, text: str) -> argparse.ArgumentParser:
+        return commands.add_parser(name, help=text, parents=[shared])
+
+    command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
+        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
+    release = command("release", "build source notebooks and run nbgrader generate_assignment")
+    release.add_argument("assignments", nargs="*")
+    release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
+    feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
+    feedback.add_argument("assignments", nargs="*")
+    feedback.add_argument("--student", action="append", help="only this student (repeatable)")
+    grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
+    grade.add_argument("assignments", nargs="*")
+    grade.add_argument("--student", action="append", help="only this student (repeatable)")
+    for sub in (grade, command("demo", "release, autograde the sample class, feedback, export and report, in demo-course/")):
+        sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
+        sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
+        sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
+    export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
+    export.add_argument("--student", action="append", help="only this student (repeatable)")
+    command("report", "class report (HTML) and the score table").add_argument(
+        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
+    command("kit", "build the student kit's wheel (the public half only)").add_argument(
+        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "tables":
+        from ..authoring import book
+
+        return book.main(args.out)
+    try:
+        course = Course.at(args.root) if "root" in args else Course.find()
+        config.checked(course.root)
+        lang = course.language
+    except (CourseNotFound, ValueError) as error:
+        raise SystemExit(str(error)) from None
+    with messages.speaking(lang):  # every message of the command, and of the runners it starts
+        return _run(args, course.root)
+
+
+def _run(args, root: Path) -> int:
+    """One command of the course at `root`."""
+    if args.command == "autograde":
+        return _autograde(args, root)
+    import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
+
+    from ..reporting import classdata, exports, report
+    from . import course
+    from ..authoring import kit
+
+    if args.command == "release":
+        try:
+            course.release(root, _names(args, root), force=args.force)
+        except course.HandEdited as error:
+            raise SystemExit(str(error)) from None
+    elif args.command == "feedback":
+        try:
+            names = _names(args, root)  # checks the names given
+            course.feedback(root, names if args.assignments else None, students=args.student or None)
+        except FileNotFoundError as error:
+            raise SystemExit(str(error)) from None
+    elif args.command == "export":
+        try:
+            for path in exports.export(root, args.out, students=args.student or None):
+                print(path)
+        except exports.UnknownStudent as error:
+            raise SystemExit(str(error)) from None
+    elif args.command == "report":
+        data = classdata.load(root)
+        print(report.score_table(data.rows))
+        from ..intake.escape import shown
+
+        for line in report.failed_lines(data):
+            print(shown(line), file=sys.stderr)
+        print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
+    elif args.command == "kit":
+        wheel = kit.build(args.out, root)
+        print(wheel)
+        print(label("kit.hand_out", wheel=wheel.name))
+    elif args.command == "demo":
+        return _demo(args, root)
+    return 0

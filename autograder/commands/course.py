@@ -1,0 +1,187 @@
+"""Instructor operations on a course root: release, autograde (parallel or on Dask: the runners are
+`autograder.grading.runners`), feedback (the grade sheets are `autograder.reporting.exports`).
+
+Every operation is plain nbgrader underneath, configured by the root's `nbgrader_config.py`
+(which reads `course_config.py`).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tqdm import tqdm
+
+from ..grading import attempts, runners
+from ..authoring import build
+from ..coursedir import config
+from ..assignments import get
+from ..labels import label
+from ..coursedir.layout import Course
+from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
+from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
+
+
+#: nbgrader's command line (its `nbgrader` script), in a process that imports this package first and
+#: so leaves jsonschema's unused "iri" format checker out (see `autograder/__init__.py`): 1.2-1.4 s
+#: less per command.
+NBGRADER_MAIN = "import sys, autograder; sys.argv[0] = 'nbgrader'; from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
+
+
+def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """Run one nbgrader command in the course root; raise with its log when it fails."""
+    result = subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def assignments(root: Path) -> list[str]:
+    """The assignments of course_config.py, in release order."""
+    return Course(Path(root)).assignments
+
+
+#: Where `release` records what it last wrote into source/ (assignment -> sha256 of the notebook).
+BUILD_RECORD = ".build-record.json"
+
+
+class HandEdited(RuntimeError):
+    """A source notebook was changed after `release` built it; rebuilding would lose the change."""
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _build_record(course: Course) -> dict[str, str]:
+    path = course.root / "source" / BUILD_RECORD
+    try:
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    except (FileNotFoundError, ValueError, TypeError):
+        return {}
+
+
+def hand_edited(root: Path, name: str) -> Path | None:
+    """The source notebook of `name` when it holds edits that the build would overwrite, else None.
+
+    The build writes the notebook from autograder/assignments/<name>/notebook.md. An existing notebook equal to that, or equal to what release wrote last
+    (recorded in source/.build-record.json: the template changed since), holds no hand edit."""
+    course = Course(Path(root))
+    path = course.notebook(course.source(name), name)
+    if not path.is_file():
+        return None
+    existing = path.read_text(encoding="utf-8")
+    if existing == build.notebook_text(build.build_notebook(get(name), course.root)):
+        return None
+    return None if _build_record(course).get(name) == _sha256(existing) else path
+
+
+def release(root: Path, names: list[str] | None = None, *, force: bool = False) -> list[Path]:
+    """Build each source notebook and run `nbgrader generate_assignment` on it.
+
+    source/ is generated: a source notebook edited by hand (in formgrader, say) is not overwritten
+    unless `force`; HandEdited names it and says where the edit belongs."""
+    course = Course(Path(root))
+    names = names or assignments(root)
+    edited = {name: path for name in names if (path := hand_edited(course.root, name))}
+    if edited and not force:
+        raise HandEdited("\n".join(
+            f"{path} was edited by hand: it differs from what release builds from "
+            f"autograder/assignments/{name}/notebook.md, and release would "
+            f"overwrite it. Make the change in that file, "
+            f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
+    from ..grading import execute  # (nbgrader's import: a second)
+
+    attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
+    done = []
+    for name in tqdm(names, desc="release", unit="assignment"):
+        path = build.write_source(get(name), course.root)
+        record = _build_record(course)
+        record[name] = _sha256(path.read_text(encoding="utf-8"))
+        (course.root / "source" / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        result = nbgrader_api(str(course.root)).generate_assignment(name, force=True)  # in this process: one nbgrader start for all
+        if not result["success"]:
+            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}")
+        execute.record_figures(course.root, name)
+        done.append(course.release(name))
+    return done
+
+
+def isolation(unsandboxed: bool = False) -> str:
+    """The isolation student code gets on this machine, as printed at the start of every autograde."""
+    from rnnkit import jail
+
+    from ..grading.execute import isolation_in_force
+
+    return isolation_in_force(jail.available(), unsandboxed)
+
+
+def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[runners.Job]:
+    """(assignment, student) of each submission of `names` (by `students`, else by everyone who
+    submitted); FileNotFoundError where one of them has no submission, or there is none at all."""
+    jobs = [(name, student) for name in names for student in (students or course.students(name))]
+    missing = [f"submitted/{student}/{name}" for name, student in jobs if not course.submitted(student, name).is_dir()]
+    if missing:
+        raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {course.root})")
+    if not jobs:
+        raise FileNotFoundError(f"no submission of {', '.join(names)} under {course.root / 'submitted'}: "
+                                "nothing to autograde (collect them first: see docs/instructor.md, 'Submissions in')")
+    return jobs
+
+
+def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
+              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False) -> list[Outcome]:
+    """Autograde every submission of the given assignments.
+
+    Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
+    when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
+    independent `nbgrader autograde`, so a crash costs only that submission; a failed one is tried
+    once more in this process after the parallel pass. What every grader needs (figures, references:
+    `worker.prepare`) is computed once, before the runner (`autograder.grading.runners`) starts. Student
+    code runs sandboxed (see `autograder.grading.execute`); `unsandboxed` allows grading where the
+    machine gives no sandbox.
+    """
+    course = Course(Path(root).resolve())
+    root = str(course.root)
+    jobs = _jobs(course, names or course.assignments, students)
+    attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
+    runner = runners.choose(len(jobs), workers or config.load(root).WORKERS, dask)
+    runner.start()
+    print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
+    prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
+    outcomes = list(tqdm(runner.run(jobs, root, unsandboxed), total=len(jobs), desc="autograde", unit="submission"))
+    # a submission that failed beside other workers gets one more, unshared, try
+    retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not (o.ok or o.refused) else o
+               for o in outcomes]
+    return sorted(retried, key=lambda o: (o.assignment, o.student))
+
+
+def feedback(root: Path, names: list[str] | None = None, *, students: list[str] | None = None) -> None:
+    """`nbgrader generate_feedback` for every autograded submission of the given assignments.
+
+    `students` limits it to those students; a student with no autograded submission of an
+    assignment named in `names` (or of any assignment, when `names` is empty) is an error."""
+    course = Course(Path(root))
+    explicit = bool(names)
+    names = names or assignments(root)
+    graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
+    if students:
+        missing = [f"autograded/{s}/{name}" for name in names for s in students if s not in graded[name]]
+        if (explicit and missing) or not any(set(students) & graded[name] for name in names):
+            raise FileNotFoundError(f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first")
+    else:
+        missing = [name for name in names if not graded[name]]
+        if (explicit and missing) or not any(graded.values()):
+            raise FileNotFoundError(f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
+                                    "autograde first (python -m autograder autograde)")
+    for name in tqdm(names, desc="feedback", unit="assignment"):
+        if not set(students or graded[name]) & graded[name]:
+            continue
+        if not students:
+            nbgrader(course.root, "generate_feedback", name, "--force")
+            continue
+        others = sorted(graded[name] - set(students))
+        exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
+        nbgrader(course.root, "generate_feedback", name, "--force", *exclude)

@@ -1,0 +1,133 @@
+"""Checks, the private half: exact references, hidden-case drawers and grading.
+
+A check is named like the function (or exercise) it grades; that name is also the nbgrader
+grade id, the key of its points, and the `function` of its mistakes. The kit (`rnnkit`) holds the
+public half: the cases' comparison, the report and the self-check.
+"""
+from __future__ import annotations
+
+import copy
+import random
+import warnings
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any, Callable
+
+import numpy as np
+from rnnkit import messages
+from rnnkit.checking import Case, Report, run_cases
+from rnnkit.compare import compare
+from rnnkit.helpers import CALLS
+
+from . import catalogue
+from .attempts import Attempt
+from ..sandbox.client import RemoteFunction
+from .spec import Assignment, Check
+
+
+def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
+    """What the check's function returns on `case` with the mistake in place (None if it crashes)."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            return CALLS[check.call](entry.namespace()[check.name], copy.deepcopy(case.args), copy.deepcopy(case.kwargs))
+    except Exception:
+        return None
+
+
+def diagnose(spec: Assignment, check: Check, got: Any, case: Case, wrong: Callable[[str], bool]) -> tuple[str, ...]:
+    """The catalogued mistakes whose output on `case` equals the student's: the check's own, and a
+    mistake of a function it calls only where `wrong(function)`, the student's version of it failing
+    its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
+    return tuple(entry.id for entry in spec.for_check(check.name)
+                 if (output := mistaken_output(entry, check, case)) is not None and compare(got, output, rtol=check.rtol).ok
+                 and (entry.function == check.name or wrong(entry.function)))
+
+
+def fails_public_cases(spec: Assignment, name: str, fn: Callable, timeout: float) -> bool:
+    """True when the student's function `name`, from the same submission as `fn`, gets a public case
+    of its own check wrong (False when the submission has no such function)."""
+    check = spec.check(name)
+    other = fn.session.function(name, fn.timeout, check.call) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
+    if not callable(other):
+        return False
+    report = run_cases(spec.name, name, other, public_cases(check), check.rules, timeout=timeout)
+    return report.passed < len(report.results)
+
+
+def public_cases(check: Check, *, labelled: bool = True) -> list[tuple[Case, bool, Any]]:
+    """The book's cases with their expected values (the same for every student: computed once per
+    process; the inputs handed out as copies), labelled for messages in the course language unless
+    `labelled` is False (the kit stores the bare labels and labels them where it runs)."""
+    return [(Case(copy.deepcopy(case.args), copy.deepcopy(case.kwargs),
+                  messages.text("check.case_public", label=messages.case_label(case.label)) if labelled else case.label), public, expected)
+            for case, public, expected in _public_cases(check)]
+
+
+@lru_cache(maxsize=None)
+def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
+    return [(c, True, check.expected(c)) for c in check.public()]
+
+
+def value_key(value: Any) -> str:
+    """A value by what it holds, whatever holds it (arrays and lists, tuples, Fractions and floats
+    alike), to tell a draw that repeats a public case's inputs or answer."""
+    def canonical(value):
+        if isinstance(value, np.ndarray):
+            return canonical(value.tolist())
+        if isinstance(value, (list, tuple, set, frozenset)):
+            return [canonical(item) for item in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)]
+        if isinstance(value, dict):
+            return sorted((str(key), canonical(item)) for key, item in value.items())
+        if value is None or isinstance(value, (bool, str)):
+            return value
+        if isinstance(value, (int, float, Fraction, np.number)):
+            return float(value)
+        return repr(value)  # a Real reference by its digits; a given helper by its state
+
+    return repr(canonical(value))
+
+
+def inputs_key(case: Case) -> str:
+    """The inputs of a case by value (`value_key`)."""
+    return value_key([list(case.args), case.kwargs])
+
+
+def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+    """`count` draws of one attempt (`Attempt.seed`) with their references; a draw that repeats a
+    public case's inputs or answer, or on which any catalogued mistake is right, is drawn again."""
+    if check.draw is None:
+        return []
+    rng = random.Random(attempt.seed(spec.name, check.name))
+    entries = spec.for_check(check.name)
+    public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
+    cases = []
+    for index in range(count):
+        for _ in range(max_tries):
+            case = check.draw(rng)
+            if inputs_key(case) in public:  # the kit holds its answer
+                continue
+            expected = check.expected(case)
+            if value_key(expected) in public:  # a typed-in book answer would be right
+                continue
+            if not any(
+                (output := mistaken_output(entry, check, case)) is not None
+                and compare(output, expected, exact=check.exact, rtol=check.rtol).ok
+                for entry in entries
+            ):
+                break
+        else:
+            raise RuntimeError(f"{check.name}: no draw separates every mistake after {max_tries} tries")
+        cases.append((Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), False, expected))
+    return cases
+
+
+def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float) -> Report:
+    """Run `check` on the student's `fn`: the book's public cases, then `hidden` cases of this attempt,
+    with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
+    probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`)."""
+    cases = public_cases(check) + hidden_cases(spec, check, attempt, hidden)
+    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, fn, timeout))
+    return run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
+                     diagnose=lambda got, case: diagnose(spec, check, got, case, wrong), probes=check.probes,
+                     params=check.params)

@@ -1,0 +1,123 @@
+"""The runners that autograde a list of submissions (`Job`: assignment, student), each submission an
+independent `worker.autograde_one`: in this process (`InProcess`), on local worker processes forked
+from it (`Pool`), or on a Dask cluster (`OnDask`). `choose` picks one.
+
+Every runner has the same two steps: `start()` readies the sandbox zygote its graders will use,
+before this process prepares (`worker.prepare`), and `run(jobs, root, unsandboxed)` yields each
+`Outcome` as it finishes. A runner's graders forked from this process start with what it prepared.
+"""
+from __future__ import annotations
+
+import gc
+import multiprocessing
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from .worker import Outcome, autograde_one, freeze, warm
+
+#: One submission to autograde: (assignment, student).
+Job = tuple[str, str]
+
+
+@contextmanager
+def frozen():
+    """This process's heap out of the garbage collector's passes (`worker.freeze`) while workers
+    fork from it and run."""
+    freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+class Runner:
+    """Autogrades jobs; `start` before this process prepares, then `run`."""
+
+    def start(self) -> None:
+        """Ready the sandbox for this runner's graders (none to ready here)."""
+
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+        raise NotImplementedError
+
+
+class InProcess(Runner):
+    """Each submission in this process, one after another: its nbgrader app and zygote stay warm for
+    the next call."""
+
+    def start(self) -> None:
+        from ..sandbox.client import adopt, claim
+
+        if claim():  # the zygote the command line started early, if any
+            adopt(0)
+
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+        for name, student in jobs:
+            yield autograde_one(root, name, student, unsandboxed=unsandboxed)
+
+
+@dataclass(frozen=True)
+class Pool(Runner):
+    """`workers` processes forked from this one, each warmed (`worker.warm`) on a zygote of its own
+    channel."""
+
+    workers: int
+
+    def start(self) -> None:
+        from ..sandbox.client import claim, prestart
+
+        prestart(self.workers)  # one zygote for the workers, starting while this process prepares
+        claim()
+
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+        context = multiprocessing.get_context("fork")
+        counter = context.Value("i", 0)
+        with frozen(), ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=warm,
+                                           initargs=(root, unsandboxed, counter)) as pool:
+            futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
+            for future in as_completed(futures):
+                yield future.result()
+
+
+@dataclass(frozen=True)
+class OnDask(Runner):
+    """A Dask cluster: the scheduler at `address`, or for "local" a LocalCluster of `workers`
+    processes forked from this one; every worker warmed before its first submission."""
+
+    address: str
+    workers: int
+
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+        from dask.distributed import Client
+        from dask.distributed import as_completed as completed
+
+        with self._cluster() as cluster, Client(cluster) as client:
+            client.run(warm, root, unsandboxed)
+            futures = [client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
+                       for name, student in jobs]
+            for future in completed(futures):
+                yield future.result()
+
+    @contextmanager
+    def _cluster(self):
+        """The scheduler's address, or the LocalCluster started (and closed after) for "local"."""
+        if self.address != "local":
+            yield self.address
+            return
+        import dask
+        from dask.distributed import LocalCluster
+
+        with frozen():
+            with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True)
+            with cluster:
+                yield cluster
+
+
+def choose(jobs: int, workers: int, dask: str | None = None) -> Runner:
+    """The runner for `jobs` submissions: on Dask where `dask` names a cluster, else a Pool of
+    `workers`, or this process alone for one worker or one job."""
+    if dask:
+        return OnDask(dask, workers)
+    return InProcess() if workers == 1 or jobs == 1 else Pool(workers)

@@ -1,0 +1,444 @@
+"""Admission: what a submission folder may hold before nbgrader copies or reads any of it.
+
+Everything under `submitted/<student>/<assignment>/` is the student's, so nothing here follows a
+link: the folder is walked with `lstat` through directory descriptors (`O_NOFOLLOW`), without
+recursion, so a folder chain of any depth is read in bounded memory. A submission is refused when
+it holds anything but regular files and folders (symbolic links, hard links, devices, FIFOs,
+sockets), when its notebook is missing, or when it is larger than the limits below. A refused
+submission is not graded: the gradebook gets it flagged for manual review with the reasons as a
+comment, and the log says why; the rest of the class is graded as usual. The reasons name files
+through `autograder.intake.escape.quoted`, so no control character of a name reaches a terminal or the comment.
+
+Of an admitted submission only the notebook and `CARRIED` go on to `autograded/` (and so to
+`feedback/`); the data files come from `source/`.
+
+`install()` puts `AdmittedAutograde` in the place of nbgrader's `Autograde` in its command line
+and API (called from the course's nbgrader configuration), so plain `nbgrader autograde` and
+`python -m autograder autograde` admit the same way; it also makes every log record of the process
+escape its control characters (`autograder.intake.escape.ShownRecord`).
+"""
+from __future__ import annotations
+
+import io
+import logging
+import os
+import re
+import shutil
+import sqlite3
+import stat
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jsonschema
+import nbformat
+from nbformat.reader import NotJSONError
+from nbgrader import utils
+from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError, ValidationError
+from nbgrader.api import MissingEntry
+from nbgrader.converters import Autograde, BaseConverter, NbGraderException
+from sqlalchemy.exc import SQLAlchemyError
+
+from ..grading.attempts import NoSecret, read_secret
+from .escape import ShownRecord, quoted, shown
+from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.layout import FailedAttempt, failed_attempt_record
+
+#: The files besides the notebook that nbgrader's own steps read from a submission.
+CARRIED = ("timestamp.txt", "submission_secret.txt")
+#: Entries (files and folders) a submission folder may hold, and how deep its folders may go.
+MAX_ENTRIES = 2000
+MAX_DEPTH = 32
+#: Cells a notebook may have (the released ones have about forty): each costs the grader a round
+#: trip to the runner and may add a note to the graded notebook.
+MAX_CELLS = 1000
+#: Bytes a timestamp.txt may have (nbgrader writes about thirty).
+MAX_TIMESTAMP_BYTES = 100
+#: Bytes one carried file may have (the notebook included).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+
+_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Refused(NbGraderException):
+    """A submission that admission refused, for its `reasons` (a list of phrases)."""
+
+    def __init__(self, reasons: list[str]):
+        super().__init__(reasons)
+        self.reasons = reasons
+
+    def __str__(self) -> str:
+        return "; ".join(self.reasons)
+
+
+@dataclass
+class Verdict:
+    """What admission found in one submission folder."""
+
+    folder: Path
+    reasons: list[str] = field(default_factory=list)
+    files: dict[str, int] = field(default_factory=dict)  # top-level regular file -> size
+
+    @property
+    def admitted(self) -> bool:
+        return not self.reasons
+
+
+def _entries(fd: int):
+    """(name, lstat) of each entry of the open folder `fd`, links not followed."""
+    with os.scandir(fd) as listing:
+        for entry in listing:
+            yield entry.name, os.stat(entry.name, dir_fd=fd, follow_symlinks=False)
+
+
+def inspect(folder: Path, notebook: str) -> Verdict:
+    """Walk `folder` without following links and say whether it may be graded; `notebook` is the
+    assignment's notebook file name, which must be a top-level regular file."""
+    verdict = Verdict(Path(folder))
+    try:
+        top = os.open(folder, _OPEN_DIR)
+    except OSError as error:
+        verdict.reasons.append(f"the submission folder cannot be opened as a plain folder ({error.strerror})")
+        return verdict
+    seen = 0
+    stack = [(top, "")]
+    try:
+        while stack and len(verdict.reasons) < 10:
+            fd, prefix = stack.pop()
+            try:
+                for name, info in _entries(fd):
+                    seen += 1
+                    path = prefix + name
+                    kind = stat.S_IFMT(info.st_mode)
+                    if seen > MAX_ENTRIES:
+                        verdict.reasons.append(f"it holds more than {MAX_ENTRIES} files and folders")
+                        stack.clear()
+                        break
+                    if kind == stat.S_IFDIR:
+                        if path.count("/") + 1 >= MAX_DEPTH:
+                            verdict.reasons.append(f"its folders are nested more than {MAX_DEPTH} deep (at {quoted(path)})")
+                            stack.clear()
+                            break
+                        stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), path + "/"))
+                    elif kind != stat.S_IFREG:
+                        verdict.reasons.append(f"{quoted(path)} is {_KINDS.get(kind, 'not a regular file')}")
+                    elif info.st_nlink > 1:
+                        verdict.reasons.append(f"{quoted(path)} is a hard link ({info.st_nlink} names for one file)")
+                    elif not prefix:
+                        verdict.files[name] = info.st_size
+            finally:
+                os.close(fd)
+    except OSError as error:
+        verdict.reasons.append(f"it could not be read ({error.strerror})")
+    finally:
+        for fd, _ in stack:
+            os.close(fd)
+    if not verdict.reasons:
+        if notebook not in verdict.files:
+            verdict.reasons.append(f"it has no {quoted(notebook)} (a regular file) at its top")
+        for name in (notebook, *CARRIED):
+            if verdict.files.get(name, 0) > MAX_FILE_BYTES:
+                verdict.reasons.append(f"{quoted(name)} is larger than {MAX_FILE_BYTES // 2**20} MB")
+    return verdict
+
+
+def copy_file(source: Path, target: Path) -> None:
+    """Copy one regular file without following a link at `source` (the final component)."""
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    with os.fdopen(fd, "rb") as src:
+        if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
+            raise Refused([f"{quoted(str(source))} is not a regular file"])
+        with open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+
+
+def record_refusal(db_url: str, course_id: str, assignment: str, student: str, reasons: list[str]) -> None:
+    """Put the refused submission in the gradebook: flagged, and the reasons as the comment of its
+    first cell (plain text, controls escaped), so formgrader shows why. A submission graded before
+    keeps its grades (an earlier hand-in's: a refused one never costs them); one never graded has
+    every grade left for manual grading."""
+    from nbgrader.api import Gradebook
+
+    why = "; ".join(reasons)
+    with Gradebook(db_url, course_id) as gb:
+        gb.update_or_create_student(student)
+        submission = gb.update_or_create_submission(assignment, student)
+        graded = any(grade.auto_score is not None or grade.manual_score is not None
+                     for notebook in submission.notebooks for grade in notebook.grades)
+        text = shown(f"The last hand-in was not autograded: admission refused it because {why}. The grades are an earlier "
+                     "hand-in's; review it by hand." if graded else
+                     f"Not autograded: admission refused this submission because {why}. Review it by hand.")
+        for notebook in submission.notebooks:
+            notebook.flagged = True
+            for grade in notebook.grades if not graded else ():
+                grade.auto_score = None
+                grade.needs_manual_grade = True
+            comments = sorted(notebook.comments, key=lambda c: c.cell.id)
+            if comments:
+                comments[0].auto_comment = text
+        gb.db.commit()
+
+
+class _CarryAdmitted(BaseConverter):
+    """nbgrader's copy of a submission's other files, limited to `CARRIED` and done without
+    following links (it sits under `Autograde` in `AdmittedAutograde`'s method order)."""
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        source = Path(self._format_source(assignment_id, student_id))
+        dest = Path(self._format_dest(assignment_id, student_id))
+        for name in CARRIED:
+            if (source / name).exists():
+                dest.mkdir(parents=True, exist_ok=True)
+                copy_file(source / name, dest / name)
+
+
+class AdmittedAutograde(Autograde, _CarryAdmitted):
+    """nbgrader's `Autograde`, with each submission admitted before anything of it is copied or
+    read; a refused one is recorded in the gradebook and fails alone. The rest of nbgrader's
+    `init_assignment` (student, submission and its timestamp, the source files, the known
+    notebooks) is restated below on one `CourseGradebook` session instead of five new gradebooks."""
+
+    def start(self) -> None:
+        """nbgrader's autograde, stopped once, before any submission is read, where the course has no
+        secret to draw hidden cases from."""
+        try:
+            read_secret(self.coursedir.root)
+        except NoSecret as error:
+            self.log.error("%s", error)
+            raise NbGraderException(str(error)) from None
+        super().start()
+
+    def convert_notebooks(self) -> None:
+        """nbgrader's loop over the submissions (`BaseConverter.convert_notebooks`, 0.9.6), each on its
+        own (`_attempt`): where nbgrader stops the class on a notebook's metadata schema, a failed
+        submission costs itself alone, and its earlier graded copy is put back.
+        NbGraderException at the end when any submission failed."""
+        failed = []
+        pattern = self._format_source("(?P<assignment_id>.*)", "(?P<student_id>.*)", escape=True)
+        for folder in sorted(self.assignments):
+            self.notebooks = sorted(self.assignments[folder])
+            assignment_id, student_id = re.match(pattern, folder).group("assignment_id", "student_id")
+            with _EarlierCopy(Path(self._format_dest(assignment_id, student_id))) as earlier:
+                earlier.attempt = self._attempt(assignment_id, student_id, earlier)
+            if earlier.attempt:
+                failed.append(student_id)
+        if failed:
+            raise NbGraderException(f"{len(failed)} submission(s) not autograded: {', '.join(failed)}")
+
+    def _attempt(self, assignment_id: str, student_id: str, earlier: "_EarlierCopy") -> FailedAttempt | None:
+        """Autograde one submission; why it failed, or None. What the submission holds (a refused
+        folder, an unreadable notebook, metadata nbgrader cannot read) is a refusal, recorded and
+        logged in one line (`_refuse`); any other fault is the grader's, logged with its traceback."""
+        try:
+            reasons = self._grade(assignment_id, student_id, earlier)
+            return self._refuse(assignment_id, student_id, reasons) if reasons else None
+        except Exception as error:  # noqa: BLE001 - a grader fault costs this submission, never the class
+            self.log.error("failed %s of %s: %s\n%s", assignment_id, student_id, _cause(error), traceback.format_exc())
+            return FailedAttempt(f"the grader failed: {_cause(error)}", refused=False, transient=_in_gradebook(error))
+
+    def _grade(self, assignment_id: str, student_id: str, earlier: "_EarlierCopy") -> list[str]:
+        """nbgrader's steps for one submission; admission's reasons where it refused it, else []."""
+        try:
+            if not self.init_destination(assignment_id, student_id):
+                earlier.done(graded=False)
+                return []
+            self.run_pre_convert_hook()
+            self.init_assignment(assignment_id, student_id)
+            for notebook in self.notebooks:
+                self.convert_single_notebook(notebook)
+            self.set_permissions(assignment_id, student_id)
+            self.run_post_convert_hook()
+            earlier.done()
+            return []
+        except Refused as refusal:
+            return refusal.reasons
+        except UNREADABLE as error:
+            return [f"its notebook cannot be graded ({_cause(error)})"]
+
+    def _refuse(self, assignment_id: str, student_id: str, reasons: list[str]) -> FailedAttempt:
+        """Record and log one refused submission; its failed attempt."""
+        record_refusal(self.coursedir.db_url, self.coursedir.course_id, assignment_id, student_id, reasons)
+        self.log.error("refused %s of %s: %s (flagged for manual review)", assignment_id, student_id, "; ".join(reasons))
+        return FailedAttempt("; ".join(reasons), refused=True)
+
+    def init_assignment(self, assignment_id: str, student_id: str) -> None:
+        source = Path(self._format_source(assignment_id, student_id))
+        notebooks = {Path(nb).name for nb in self.notebooks} or {f"{assignment_id}.ipynb"}
+        reasons = [reason for name in sorted(notebooks) for reason in inspect(source, name).reasons]
+        reasons = reasons or [reason for name in sorted(notebooks) if (reason := unreadable(source / name))]
+        if reasons:
+            raise Refused(reasons)
+        super(Autograde, self).init_assignment(assignment_id, student_id)  # _CarryAdmitted's copy
+        with CourseGradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
+            self._record_submission(gb, assignment_id, student_id)
+            self._copy_source_files(assignment_id, student_id)
+            self._keep_known_notebooks(gb, assignment_id, student_id)
+
+    # nbgrader's `Autograde.init_assignment` (0.9.6), step by step, in one gradebook session
+
+    def _record_submission(self, gb: CourseGradebook, assignment_id: str, student_id: str) -> None:
+        """The student (created if allowed), the assignment, and the submission with its timestamp."""
+        if self.create_student:
+            self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
+            gb.update_or_create_student(student_id)
+        else:
+            self._known(gb.find_student, "student", student_id)
+        self._known(gb.find_assignment, "assignment", assignment_id)
+        timestamp = self._submitted_at(assignment_id, student_id)
+        if timestamp:
+            submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
+            self.log.info("%s submitted at %s", submission, timestamp)
+            if submission.total_seconds_late > 0:
+                self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
+        else:
+            gb.update_or_create_submission(assignment_id, student_id)
+
+    def _submitted_at(self, assignment_id: str, student_id: str):
+        """The time of the submission's timestamp.txt as nbgrader reads it (`CourseDirectory.get_existing_timestamp`),
+        None where there is none, or where it is not a time (logged: nbgrader would stop the submission)."""
+        path = Path(self._format_source(assignment_id, student_id)) / "timestamp.txt"
+        try:
+            with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) if path.is_file() else io.BytesIO() as file:
+                text = file.read(MAX_TIMESTAMP_BYTES + 1).decode("utf-8").strip()
+            if len(text) > MAX_TIMESTAMP_BYTES:
+                raise ValueError(f"longer than {MAX_TIMESTAMP_BYTES} bytes")
+            return utils.parse_utc(text) if text else None
+        except (ValueError, OverflowError) as error:
+            self.log.warning("%s of %s: its timestamp.txt is not a time (%s); graded with no submission time",
+                             assignment_id, student_id, _cause(error))
+            return None
+
+    def _known(self, find, kind: str, entry_id: str) -> None:
+        """nbgrader's error when the gradebook has no `kind` `entry_id`."""
+        try:
+            find(entry_id)
+        except MissingEntry:
+            msg = f"No {kind} with ID '{entry_id}' exists in the database"
+            self.log.error(msg)
+            raise NbGraderException(msg) from None
+
+    def _copy_source_files(self, assignment_id: str, student_id: str) -> None:
+        """The files of source/ (but notebooks and `exclude_overwriting`) over the autograded folder."""
+        self.log.info("Overwriting files with master versions from the source directory")
+        dest_path = self._format_dest(assignment_id, student_id)
+        source_path = self.coursedir.format_path(self.coursedir.source_directory, ".", assignment_id)
+        source_files = set(utils.find_all_files(source_path, self.coursedir.ignore + ["*.ipynb"]))
+        exclude_files = {os.path.join(source_path, x) for x in self.exclude_overwriting.get(assignment_id, [])}
+        for filename in list(source_files - exclude_files):
+            dest = os.path.join(dest_path, os.path.relpath(filename, source_path))
+            if not os.path.exists(os.path.dirname(dest)):
+                os.makedirs(os.path.dirname(dest))
+            if os.path.exists(dest):
+                os.remove(dest)
+            self.log.info("Copying %s -> %s", filename, dest)
+            shutil.copy(filename, dest)
+
+    def _keep_known_notebooks(self, gb: CourseGradebook, assignment_id: str, student_id: str) -> None:
+        """Only the notebooks the gradebook knows; a released notebook missing from the submission scores zero."""
+        notebooks = []
+        for notebook in self.notebooks:
+            try:
+                gb.find_notebook(os.path.splitext(os.path.basename(notebook))[0], assignment_id)
+            except MissingEntry:
+                self.log.warning("Skipping unknown notebook: %s", notebook)
+            else:
+                notebooks.append(notebook)
+        self.notebooks = notebooks
+        if not self.notebooks:
+            msg = "No notebooks found, did you forget to run 'nbgrader generate_assignment'?"
+            self.log.error(msg)
+            raise NbGraderException(msg)
+        for notebook in gb.find_assignment(assignment_id).notebooks:
+            path = os.path.join(self.coursedir.format_path(self.coursedir.submitted_directory, student_id, assignment_id),
+                                "{}.ipynb".format(notebook.name))
+            if not os.path.exists(path):
+                self.log.warning("No submitted file: {}".format(path))
+                submission = gb.find_submission_notebook(notebook.name, assignment_id, student_id)
+                for grade in submission.grades:
+                    grade.auto_score = 0
+                    grade.needs_manual_grade = False
+                gb.db.commit()
+
+
+#: What reading a notebook, or its nbgrader metadata, raises where the notebook is at fault.
+UNREADABLE = (NotJSONError, nbformat.ValidationError, jsonschema.ValidationError, ValidationError, SchemaTooOldError,
+              SchemaTooNewError)
+
+
+def unreadable(path: Path) -> str | None:
+    """Why the notebook at `path` (an admitted regular file) cannot be graded, or None."""
+    try:
+        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
+            notebook = nbformat.reads(file.read().decode("utf-8"), as_version=4)
+    except (*UNREADABLE, UnicodeDecodeError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
+        return f"{quoted(path.name)} is not a notebook nbformat can read ({_cause(error)})"
+    if len(notebook.cells) > MAX_CELLS:
+        return f"{quoted(path.name)} has {len(notebook.cells)} cells, more than {MAX_CELLS}"
+    return None
+
+
+def _in_gradebook(error: BaseException) -> bool:
+    """Whether `error` came from the gradebook's database: an SQLite or SQLAlchemy error, itself or
+    as the cause of the one raised (nbgrader's `InvalidEntry` wraps an `IntegrityError`)."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, (SQLAlchemyError, sqlite3.Error)):
+            return True
+        seen.add(id(error))
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _cause(error: BaseException) -> str:
+    """An exception as one short line: its type and the first line of its message."""
+    lines = str(error).strip().splitlines()
+    return shown(f"{type(error).__name__}: {lines[0] if lines else ''}"[:300])
+
+
+class _EarlierCopy:
+    """A submission's graded folder (autograded/<student>/<assignment>) kept beside it while it is
+    graded again: put back unless the new grading finished or was skipped (`done`), and its failed
+    `attempt`, where there is one, recorded (`layout.failed_attempt_record`) until a grading succeeds."""
+
+    def __init__(self, dest: Path):
+        self.dest, self.kept = dest, dest.parent / f".{dest.name}.earlier"
+        self.finished, self.graded, self.attempt = False, False, None
+        if self.kept.is_dir():  # left by a run that was stopped: the earlier copy, unless a newer one was written
+            if self.dest.exists():
+                shutil.rmtree(self.kept)
+            else:
+                os.replace(self.kept, self.dest)
+        if self.dest.is_dir():
+            shutil.copytree(self.dest, self.kept, symlinks=True)
+
+    def done(self, graded: bool = True) -> None:
+        self.finished, self.graded = True, graded
+
+    def __enter__(self) -> "_EarlierCopy":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        record = failed_attempt_record(self.dest)
+        if self.finished:
+            shutil.rmtree(self.kept, ignore_errors=True)
+            if self.graded:
+                record.unlink(missing_ok=True)
+            return
+        if self.dest.exists():
+            shutil.rmtree(self.dest, ignore_errors=True)
+        if self.kept.is_dir():
+            os.replace(self.kept, self.dest)
+        if self.attempt:
+            self.attempt.write(record)
+
+
+
+def install() -> None:
+    """Make nbgrader's autograde command and API use `AdmittedAutograde`, and every log record of
+    the process come out with its controls escaped (`ShownRecord`)."""
+    from nbgrader.apps import api, autogradeapp
+
+    api.Autograde = autogradeapp.Autograde = AdmittedAutograde
+    logging.setLogRecordFactory(ShownRecord)

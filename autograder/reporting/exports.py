@@ -1,0 +1,142 @@
+"""The grade sheets: grades.csv, scores.csv, canvas.csv, questions.csv and question_stats.csv
+(see docs/grade-sheets.md), from the gradebook and the results of the autograded notebooks."""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..labels import label
+from ..coursedir.layout import Course
+
+
+class UnknownStudent(LookupError):
+    """A student id the gradebook does not hold."""
+
+
+@dataclass(frozen=True)
+class Exports:
+    """The files `export` writes (see docs/grade-sheets.md)."""
+
+    grades: Path
+    scores: Path
+    canvas: Path
+    questions: Path
+    question_stats: Path
+
+    def __iter__(self):
+        return iter((self.grades, self.scores, self.canvas, self.questions, self.question_stats))
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}"
+
+
+#: canvas.csv's header: the column names Canvas's gradebook importer requires, in every course language.
+CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
+
+
+def _header(*columns: str) -> list[str]:
+    """Column names in the course language (label `export.<column>`)."""
+    return [label(f"export.{column}") for column in columns]
+
+
+#: What a spreadsheet reads as the start of a formula in a cell.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _cell(value):
+    """A CSV cell that no spreadsheet runs as a formula: text that starts like one (a student id or
+    name the student chose, say) gets a leading apostrophe; numbers stay as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        try:
+            float(value)
+        except ValueError:
+            return "'" + value
+    return value
+
+
+def _write_csv(path: Path, header: list[str], rows) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows([_cell(value) for value in row] for row in rows)
+    return path
+
+
+def export(root: Path, out: Path | None = None, *, students: list[str] | None = None) -> Exports:
+    """Write the grade sheets to `out` (default exports/), from the gradebook and the structured
+    results of the autograded notebooks; `students` limits them to those student ids.
+
+    grades.csv: nbgrader's export columns plus `submitted`, one row per assignment and student,
+    sorted, scores to 2 decimals. scores.csv: one row per student, a column per assignment, the
+    total. canvas.csv: a Canvas gradebook import. questions.csv: one row per graded cell.
+    question_stats.csv: one row per graded cell across the class. Headers are in the course
+    language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes; values
+    (ids, numbers, yes/no) are the same in every language."""
+    from .classdata import load
+    from .stats import question_stats
+
+    course = Course(Path(root))
+    data = load(course.root, students)
+    if students:
+        unknown = sorted(set(students) - {s.id for s in data.students})
+        if unknown:
+            raise UnknownStudent(f"not students of the gradebook: {unknown}")
+    out = Path(out or course.exports)
+    out.mkdir(parents=True, exist_ok=True)
+
+    def long_rows():
+        for assignment in data.assignments:
+            for student in data.students:
+                sub = data.submissions.get((assignment, student.id))
+                scores = (sub.raw_score, sub.penalty, sub.score) if sub else (0.0, 0.0, 0.0)
+                yield [assignment, data.duedates[assignment], sub.timestamp if sub else "", student.id, student.last_name,
+                       student.first_name, student.email, "yes" if sub else "no", *map(_points, scores),
+                       _points(data.max_scores[assignment])]
+
+    grades = _write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
+                                                     "email", "submitted", "raw_score", "late_submission_penalty", "score",
+                                                     "max_score"), long_rows())
+
+    def wide_rows():
+        for student in data.students:
+            cells = [_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
+                     for a in data.assignments]
+            missing = [a for a in data.assignments if (a, student.id) not in data.submissions]
+            yield [student.id, student.last_name, student.first_name, student.email, *cells,
+                   _points(data.total(student.id)), _points(data.max_total), " ".join(missing)]
+
+    scores = _write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
+                                              *_header("total", "max_total", "not_submitted")], wide_rows())
+
+    def canvas_rows():
+        yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
+        for student in sorted(data.students, key=lambda s: (s.display.lower(), s.id)):
+            yield [student.display, "", "", student.id, "",
+                   *(_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
+                     for a in data.assignments)]
+
+    canvas = _write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
+
+    def question_rows():
+        for row in data.rows:
+            passed = sum(case.ok for case in row.cases)
+            yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
+                   " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
+
+    questions = _write_csv(out / "questions.csv", _header("assignment", "student_id", "grade_id", "score", "max_score",
+                                                           "misconceptions", "cases_passed", "cases"), question_rows())
+
+    def stats_rows():
+        for assignment in data.assignments:
+            for q in question_stats(data, assignment):
+                yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, _points(q.mean), q.full_marks,
+                       _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued),
+                       _points(q.lost_not_started), len(q.not_started)]
+
+    stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
+                                                            "full_marks", "full_marks_share", "zeros", "points_lost",
+                                                            "points_lost_uncatalogued", "students_uncatalogued",
+                                                            "points_lost_not_started", "students_not_started"), stats_rows())
+    return Exports(grades, scores, canvas, questions, stats)

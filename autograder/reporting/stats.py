@@ -1,0 +1,99 @@
+"""The statistics the class report and the exports share: per question (`question_stats`) and per
+named misconception (`misconception_stats`), from `autograder.reporting.classdata.ClassData`."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from rnnkit import messages
+from rnnkit.checking import FLOAT_WHERE_EXACT
+
+from ..assignments import ALL
+from .classdata import EPS, ClassData, Row
+
+@dataclass(frozen=True)
+class QuestionStats:
+    """One graded cell across the class."""
+
+    assignment: str
+    grade_id: str
+    max_score: float
+    submissions: int
+    mean: float
+    full_marks: int
+    zeros: int
+    lost: float
+    #: points lost on this check by submissions that worked on it where no catalogued misconception
+    #: was named
+    lost_uncatalogued: float
+    #: the students who lost them
+    uncatalogued: tuple[str, ...]
+    #: points lost on this check by submissions whose function is still the stub
+    lost_not_started: float
+    #: the students who did not start it
+    not_started: tuple[str, ...]
+
+    @property
+    def full_share(self) -> float:
+        return self.full_marks / self.submissions if self.submissions else 0.0
+
+
+def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
+    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the
+    catalogue, kept apart from those lost on a check not started (a stub)."""
+    by_question: dict[str, list[Row]] = defaultdict(list)
+    for row in data.rows_of(assignment):
+        by_question[row.grade_id].append(row)
+    stats = []
+    for grade_id, maximum in data.questions.get(assignment, []):
+        rows = by_question.get(grade_id, [])
+        outside = [row for row in rows if row.lost > EPS and not row.misconceptions and not row.not_started]
+        idle = [row for row in rows if row.not_started]
+        stats.append(QuestionStats(
+            assignment, grade_id, maximum, len(rows),
+            sum(row.score for row in rows) / len(rows) if rows else 0.0,
+            sum(1 for row in rows if row.score >= row.max_score - EPS and row.max_score > 0),
+            sum(1 for row in rows if row.score <= EPS),
+            sum(row.lost for row in rows),
+            sum(row.lost for row in outside),
+            tuple(sorted(row.student for row in outside)),
+            sum(row.lost for row in idle),
+            tuple(sorted(row.student for row in idle)),
+        ))
+    return stats
+
+
+@dataclass(frozen=True)
+class MisconceptionStats:
+    """One catalogued misconception as the class showed it."""
+
+    id: str
+    text: str
+    students: tuple[str, ...]
+    checks: tuple[tuple[str, int], ...]  # (grade id, students), in notebook order
+
+
+def _texts(assignment: str) -> dict[str, str]:
+    """Misconception id -> its explanation in the course language: the assignment's catalogue, and
+    the kit's own diagnosis of a float where an exact value is due."""
+    own = {FLOAT_WHERE_EXACT: messages.text(f"mistake.{FLOAT_WHERE_EXACT}")}
+    spec = ALL.get(assignment)  # a gradebook may hold an assignment the course no longer has
+    return {**own, **{entry.id: entry.text for entry in spec.mistakes()}} if spec else own
+
+
+def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionStats]:
+    """The misconceptions named in `assignment`, most students first, each with its explanation once."""
+    students: dict[str, set[str]] = defaultdict(set)
+    per_check: dict[str, Counter] = defaultdict(Counter)
+    for row in data.rows_of(assignment):
+        for name in dict.fromkeys(row.misconceptions):
+            students[name].add(row.student)
+            per_check[name][row.grade_id] += 1
+    order = {g: i for i, (g, _) in enumerate(data.questions.get(assignment, []))}
+    texts = _texts(assignment)
+    found = [MisconceptionStats(name, texts.get(name, ""), tuple(sorted(who)),
+                                tuple(sorted(per_check[name].items(), key=lambda item: order.get(item[0], len(order)))))
+             for name, who in students.items()]
+    return sorted(found, key=lambda m: (-len(m.students), m.id))
+
+

@@ -1,0 +1,88 @@
+"""The runners and one submission's outcome, without nbgrader: every runner gives the same Outcomes
+for the same jobs, and only a failed attempt's record (`layout.FailedAttempt`), never the log, says
+whether admission refused a submission and whether another try may succeed."""
+from __future__ import annotations
+
+import pytest
+
+from autograder.coursedir.layout import Course, FailedAttempt
+from autograder.grading import runners, worker
+
+JOBS = [("a1", "ann"), ("a1", "bob"), ("a2", "ann"), ("a2", "cy")]
+
+
+def _graded(root: str, assignment: str, student: str, unsandboxed: bool = False) -> worker.Outcome:
+    """A stand-in for `worker.autograde_one`: bob's submissions are refused."""
+    refused = f"{root} {unsandboxed}" if student == "bob" else ""
+    return worker.Outcome(student, assignment, not refused, 0.0, refused=refused)
+
+
+def _warm(root: str, unsandboxed: bool = False, counter=None) -> None:
+    """A stand-in for `worker.warm`."""
+
+
+def _by_job(outcomes) -> list[worker.Outcome]:
+    return sorted(outcomes, key=lambda o: (o.assignment, o.student))
+
+
+@pytest.mark.parametrize("runner", [runners.InProcess(), runners.Pool(2), runners.OnDask("local", 2)],
+                         ids=["in-process", "pool", "dask-local"])
+def test_every_runner_gives_the_same_outcomes_for_the_same_jobs(runner, monkeypatch):
+    monkeypatch.setattr(runners, "autograde_one", _graded)
+    monkeypatch.setattr(runners, "warm", _warm)
+    assert _by_job(runner.run(JOBS, "/course", True)) == _by_job(_graded("/course", a, s, True) for a, s in JOBS)
+
+
+def test_choose_runs_one_worker_or_one_job_in_this_process():
+    assert isinstance(runners.choose(4, 1), runners.InProcess)
+    assert isinstance(runners.choose(1, 4), runners.InProcess)
+    assert runners.choose(4, 4) == runners.Pool(4)
+    assert runners.choose(1, 4, "local") == runners.OnDask("local", 4)
+
+
+class _Api:
+    """nbgrader's API as `autograde_one` uses it: each autograde writes the next of `attempts` (None:
+    the submission was graded, its record removed) and logs `log`."""
+
+    def __init__(self, record, attempts: list[FailedAttempt | None], log: str):
+        self.record, self.attempts, self.log, self.calls = record, attempts, log, 0
+
+    def autograde(self, assignment: str, student: str, force: bool, create: bool) -> dict:
+        attempt = self.attempts[self.calls]
+        self.calls += 1
+        if attempt is None:
+            self.record.unlink(missing_ok=True)
+            return {"success": True, "log": self.log}
+        attempt.write(self.record)
+        return {"success": False, "log": self.log, "error": ""}
+
+
+@pytest.fixture
+def api(tmp_path, monkeypatch):
+    """Make the nbgrader API of `autograde_one` an `_Api` over course root tmp_path."""
+    monkeypatch.setattr(worker.time, "sleep", lambda seconds: None)
+
+    def make(attempts: list[FailedAttempt | None], log: str) -> _Api:
+        fake = _Api(Course(tmp_path).failed_attempt("ann", "a1"), attempts, log)
+        monkeypatch.setattr(worker, "nbgrader_api", lambda root, unsandboxed=False: fake)
+        return fake
+    return make
+
+
+def test_refused_is_the_records_reason_whatever_the_log_says(api, tmp_path):
+    api([FailedAttempt("its notebook is a symbolic link", refused=True)], "[ERROR] failed a1 of ann: database is locked")
+    outcome = worker.autograde_one(str(tmp_path), "a1", "ann")
+    assert not outcome.ok and outcome.refused == "its notebook is a symbolic link"
+    api([FailedAttempt("the grader failed: KeyError: 'x'", refused=False)], "[ERROR] refused a1 of ann: it is a FIFO")
+    outcome = worker.autograde_one(str(tmp_path), "a1", "ann")
+    assert not outcome.ok and outcome.refused == "" and "refused a1 of ann" in outcome.log
+
+
+def test_only_a_transient_record_is_tried_again(api, tmp_path):
+    locked = FailedAttempt("the grader failed: OperationalError: database is locked", refused=False, transient=True)
+    fake = api([locked, None], "")
+    assert worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 2
+    fake = api([locked] * 3, "")
+    assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 3
+    fake = api([FailedAttempt("the grader failed: KeyError: 'x'", refused=False), None], "sqlite3 sqlalchemy database is locked")
+    assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 1

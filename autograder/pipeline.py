@@ -21,15 +21,15 @@ from traitlets import Enum
 from rnnkit import messages
 from rnnkit.messages import LANGUAGES
 
-from .intake import admission, bookkeeping
-from .grading import attempts, execute
 from .assignments import ALL
+from .authoring.written import ShowRubric
 from .coursedir.config import TEMPLATES, checked, database_url
 from .coursedir.layout import Course
-from .grading.reveal import RevealExpected
-from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
 from .coursedir.settings import Settings
-from .authoring.written import ShowRubric
+from .grading import attempts, execute
+from .grading.reveal import RevealExpected
+from .intake import admission, bookkeeping
+from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
 
 
 class CourseExporter(Exporter):

@@ -51,13 +51,14 @@ c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_prepro
 #: The project's start-up, phase by phase: each a fresh process doing everything the one before
 #: did, and one thing more, one after the other (the command itself starts the zygote first, so that
 #: it comes up while the rest imports, and forks its workers after the references).
-_IMPORTS = "import autograder.commands.cli, autograder.commands.course, autograder.grading.execute, autograder.assignments, autograder.reporting.classdata, autograder.reporting.report"
-_ZYGOTE = "from autograder.sandbox import client as sandbox; from autograder.commands import course; sandbox.zygote_channel().isolation"
-_PREPARE = "course.prepare([{a!r}])"
-_GRADEBOOK = "course._api({root!r}, False).gradebook.__enter__().students"
+_IMPORTS = ("import autograder.commands.cli, autograder.commands.course, autograder.grading.execute, autograder.assignments, "
+            "autograder.reporting.classdata, autograder.reporting.report")
+_ZYGOTE = "from autograder.sandbox import zygote as sandbox; from autograder.grading import worker; sandbox.zygote_channel().isolation"
+_PREPARE = "from autograder.assignments import get; worker.prepare({root!r}, [get({a!r})])"
+_GRADEBOOK = "worker.nbgrader_api({root!r}, False).gradebook.__enter__().students"
 _WORKERS = ("import multiprocessing, concurrent.futures as futures; sandbox.prestart({w}); sandbox.claim(); "
             "context = multiprocessing.get_context('fork'); pool = futures.ProcessPoolExecutor({w}, mp_context=context, "
-            "initializer=course.warm, initargs=({root!r}, False, context.Value('i', 0))); list(pool.map(abs, range({w}))); pool.shutdown()")
+            "initializer=worker.warm, initargs=({root!r}, False, context.Value('i', 0))); list(pool.map(abs, range({w}))); pool.shutdown()")
 PHASES = {
     "interpreter": "pass",
     "imports (nbgrader, SymPy, the assignments)": _IMPORTS,

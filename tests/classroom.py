@@ -103,7 +103,7 @@ def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> Grad
     """The Chinese edition's contract class: reference, stub and every mistake of each assignment,
     released and autograded by the course's command line in a course whose COURSE_LANG is "zh"
     (a process of its own, as an instructor runs it). One hidden case per check: the public cases
-    catch every catalogued mistake (tests/test_public_cases.py), and the hidden cases' grading is
+    catch every catalogued mistake (tests/grading/test_public_cases.py), and the hidden cases' grading is
     the same in both languages (the English class draws six)."""
     with (root / "course_config.py").open("a") as handle:
         handle.write(LIMITS + '\nCOURSE_LANG = "zh"\nHIDDEN_CASES = 1\n')

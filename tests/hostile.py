@@ -401,7 +401,7 @@ def write_all(root: Path) -> dict[str, str]:
 
 
 # ----------------------------------------------------------------------------- bound breakers
-# Reference-based submissions that go past what the grader itself bounds (autograder.sandbox.client,
+# Reference-based submissions that go past what the grader itself bounds (autograder.sandbox.replies,
 # rnnkit.codec): the output kept per cell and per submission, and a result built to be slow to read.
 
 #: A cell that raises the output limit its runner was told, then prints 8 MB.

@@ -3,7 +3,7 @@ graded classes of both languages (tests/conftest.py: `graded_class`, and `graded
 course speaks Chinese): the reference earns full marks, the untouched stub zero, each catalogued
 mistake loses points on its own check (and only on the checks it can reach) and is named there, in
 the course's language; and the release holds no solution, no hidden test and nothing of the grader.
-Its fast twin, in-process and without nbgrader, is tests/test_catalogue.py."""
+Its fast twin, in-process and without nbgrader, is tests/grading/test_catalogue.py."""
 import json
 import re
 

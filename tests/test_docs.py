@@ -37,27 +37,27 @@ RUN_HERE = [r"^autograder( [a-z]+)? --help$"]
 
 #: Commands the suite runs: pattern of the normalised command -> the test that runs it (or `CI`).
 RUN_BY = {
-    r"^autograder release\b": "tests/test_cli.py::test_release_keeps_a_hand_edited_source_notebook_unless_forced",
-    r"^autograder autograde\b": "tests/test_fail_closed.py::"
+    r"^autograder release\b": "tests/commands/test_cli.py::test_release_keeps_a_hand_edited_source_notebook_unless_forced",
+    r"^autograder autograde\b": "tests/commands/test_fail_closed.py::"
                                 "test_an_unreadable_regrade_keeps_the_earlier_graded_copy_and_its_grades_and_the_report_says_so",
-    r"^autograder feedback\b": "tests/test_cli.py::test_feedback_for_some_students_leaves_the_others_alone",
-    r"^autograder export\b": "tests/test_exports.py::test_export_takes_students_on_the_command_line",
-    r"^autograder report\b": "tests/test_report_html.py::test_the_report_command_writes_the_page",
-    r"^autograder kit\b": "tests/test_kit.py::test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built",
-    r"^autograder tables\b": "tests/test_book.py::test_the_runner_prints_the_tables_and_writes_run_json",
-    r"^(autograder|make) demo\b": "tests/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",
+    r"^autograder feedback\b": "tests/commands/test_cli.py::test_feedback_for_some_students_leaves_the_others_alone",
+    r"^autograder export\b": "tests/reporting/test_exports.py::test_export_takes_students_on_the_command_line",
+    r"^autograder report\b": "tests/reporting/test_report_html.py::test_the_report_command_writes_the_page",
+    r"^autograder kit\b": "tests/authoring/test_kit.py::test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built",
+    r"^autograder tables\b": "tests/authoring/test_book.py::test_the_runner_prints_the_tables_and_writes_run_json",
+    r"^(autograder|make) demo\b": "tests/commands/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",
     r"^make (test|venv)$": CI,
     r"^pytest\b": CI,
-    r"^pip install .*rnn_course_kit-.*\.whl": "tests/test_kit.py::test_alone_the_kit_self_checks_the_released_notebook",
-    r"^nbgrader autograde\b": "tests/test_nbgrader_autograde.py::test_plain_nbgrader_autograde_gives_the_same_grades",
-    r"^nbgrader collect\b": "tests/test_submissions_in.py::test_collect_refuses_links_and_hard_links_and_flags_them_without_copying",
-    r"^nbgrader release_feedback\b": "tests/test_hostile.py::test_feedback_and_release_feedback_carry_the_page_only",
-    r"^nbgrader zip_collect .*_attempt_": "tests/test_lms.py::test_zip_collect_puts_an_lms_download_into_submitted",
-    r"^nbgrader zip_collect .*LATE_": "tests/test_submissions_in.py::"
+    r"^pip install .*rnn_course_kit-.*\.whl": "tests/authoring/test_kit.py::test_alone_the_kit_self_checks_the_released_notebook",
+    r"^nbgrader autograde\b": "tests/commands/test_nbgrader_autograde.py::test_plain_nbgrader_autograde_gives_the_same_grades",
+    r"^nbgrader collect\b": "tests/intake/test_submissions_in.py::test_collect_refuses_links_and_hard_links_and_flags_them_without_copying",
+    r"^nbgrader release_feedback\b": "tests/intake/test_hostile.py::test_feedback_and_release_feedback_carry_the_page_only",
+    r"^nbgrader zip_collect .*_attempt_": "tests/intake/test_lms.py::test_zip_collect_puts_an_lms_download_into_submitted",
+    r"^nbgrader zip_collect .*LATE_": "tests/intake/test_submissions_in.py::"
                                       "test_zip_collect_skips_a_second_file_without_a_time_instead_of_stopping_the_class",
-    r"^nbgrader validate\b": "tests/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
+    r"^nbgrader validate\b": "tests/kit/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
     r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b":
-        "tests/test_exchange_users.py::test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange",
+        "tests/intake/test_exchange_users.py::test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange",
 }
 
 

@@ -148,3 +148,19 @@ def test_the_check_sees_a_circle_and_a_lookup_where_there_is_one(tmp_path):
         assert _circles({"autograder.a": {"autograder.b"}, "autograder.b": {"autograder.a"}}) == [["autograder.a", "autograder.b", "autograder.a"]]
     finally:
         del MODULES["autograder.a"], MODULES["autograder.b"]
+
+
+#: The tests of the whole product, at the top of tests/: the contract through real nbgrader, the
+#: corpus of real students' styles, the documents and this file.
+WHOLE_PRODUCT = {"test_contract.py", "test_corpus.py", "test_docs.py", "test_structure.py"}
+
+
+def test_the_tests_mirror_the_package():
+    """A test file sits in the folder of the room it tests (`tests/grading/` for `autograder/grading/`,
+    `tests/kit/` for the kit), or at the top when it tests the whole product."""
+    tests = Path(__file__).resolve().parent
+    rooms = {path.name for path in PACKAGES["autograder"].iterdir() if (path / "__init__.py").is_file()} | {"kit"}
+    misplaced = [path.relative_to(tests).as_posix() for path in tests.rglob("test_*.py")
+                 if path.parent.name not in rooms and not (path.parent == tests and path.name in WHOLE_PRODUCT)]
+    assert not misplaced, misplaced
+    assert {path.parent.name for path in tests.rglob("test_*.py")} - {"tests"} <= rooms

@@ -12,8 +12,8 @@ from typing import Any
 
 import sympy as sp
 
-from ..coursedir import config
 from ..assignments import ALL
+from ..coursedir import config
 from ..coursedir.data import expected
 
 DIGITS = 30

@@ -20,10 +20,10 @@ import nbformat
 from rnnkit.messages import LANGUAGES
 
 from ..coursedir import config
-from ..labels import label
 from ..coursedir.layout import Course
 from ..grading.spec import SUMMARY, Assignment
 from ..grading.template import KIT_IMPORT, expand_includes, parse
+from ..labels import label
 
 NBGRADER = {"schema_version": 3, "task": False}
 #: The file name of the student kit's wheel (`python -m autograder kit` builds it).

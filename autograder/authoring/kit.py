@@ -22,8 +22,8 @@ from rnnkit import codec
 from rnnkit.messages import LANGUAGES
 from rnnkit.compare import compare
 
-from ..coursedir import config
 from ..assignments import ALL
+from ..coursedir import config
 from ..grading.checks import mistaken_output, public_cases
 from ..grading.spec import Assignment
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import nbformat
 
-from ..grading import catalogue
 from ..coursedir.layout import Course
-from ..grading.template import strip_markers
+from ..grading import catalogue
 from ..grading.spec import Assignment
+from ..grading.template import strip_markers
 
 
 def _defined(source: str) -> list[str]:

@@ -12,11 +12,11 @@ import nbformat
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-from ..coursedir import config
 from ..assignments import get
-from .build import rubric
-from ..labels import label
+from ..coursedir import config
 from ..grading.spec import Assignment
+from ..labels import label
+from .build import rubric
 
 
 def rubric_cell(spec: Assignment, name: str, lang: str) -> nbformat.NotebookNode:

@@ -14,8 +14,8 @@ from pathlib import Path
 from rnnkit import messages
 
 from ..coursedir import config
-from ..labels import label
 from ..coursedir.layout import Course, CourseNotFound
+from ..labels import label
 
 
 def _names(args, root: Path) -> list[str]:
@@ -32,9 +32,10 @@ def _names(args, root: Path) -> list[str]:
 
 def _autograde(args, root: Path) -> int:
     if not args.dask:
-        from ..sandbox import client as sandbox  # (imports nbformat before the assignments fill the heap with SymPy objects)
+        from ..sandbox import session  # noqa: F401 (imports nbformat before the assignments fill the heap with SymPy objects)
+        from ..sandbox.zygote import prestart
 
-        sandbox.prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
+        prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
     from ..reporting import classdata, report
     from . import course
     from ..intake.escape import shown

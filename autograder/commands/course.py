@@ -14,14 +14,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..grading import attempts, runners
+from ..assignments import get
 from ..authoring import build
 from ..coursedir import config
-from ..assignments import get
-from ..labels import label
 from ..coursedir.layout import Course
+from ..grading import attempts, runners
 from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
 from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
+from ..labels import label
 
 
 #: nbgrader's command line (its `nbgrader` script), in a process that imports this package first and

@@ -1,7 +1,7 @@
 """The course settings: `course_config.py`, read once into one typed object.
 
 Every setting is declared here, with its type, its default and its description, and nowhere else:
-course_config.py's comment above each setting is its description (tests/test_settings.py), nbgrader's
+course_config.py's comment above each setting is its description (tests/coursedir/test_settings.py), nbgrader's
 traits take theirs from `Settings.help`, and a limit of student code takes its default from
 `rnnkit.jail.limits.Limits`, the one object of those limits (`Settings.limits`) that travels to the
 runner. A value of the wrong type stops with a message naming the setting.

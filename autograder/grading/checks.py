@@ -21,7 +21,6 @@ from rnnkit.helpers import CALLS
 
 from . import catalogue
 from .attempts import Attempt
-from ..sandbox.client import RemoteFunction
 from .spec import Assignment, Check
 
 
@@ -44,11 +43,15 @@ def diagnose(spec: Assignment, check: Check, got: Any, case: Case, wrong: Callab
                  and (entry.function == check.name or wrong(entry.function)))
 
 
-def fails_public_cases(spec: Assignment, name: str, fn: Callable, timeout: float) -> bool:
-    """True when the student's function `name`, from the same submission as `fn`, gets a public case
-    of its own check wrong (False when the submission has no such function)."""
+#: The submission's function of a name, called as a check calls it (`Check.call`), or None.
+Functions = Callable[[str, str], "Callable | None"]
+
+
+def fails_public_cases(spec: Assignment, name: str, functions: Functions, timeout: float) -> bool:
+    """True when the submission's function `name` gets a public case of its own check wrong (False
+    when the submission has no such function)."""
     check = spec.check(name)
-    other = fn.session.function(name, fn.timeout, check.call) if isinstance(fn, RemoteFunction) else getattr(fn, "__globals__", {}).get(name)
+    other = functions(name, check.call)
     if not callable(other):
         return False
     report = run_cases(spec.name, name, other, public_cases(check), check.rules, timeout=timeout)
@@ -122,12 +125,15 @@ def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, m
     return cases
 
 
-def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float) -> Report:
+def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,
+          functions: Functions | None = None) -> Report:
     """Run `check` on the student's `fn`: the book's public cases, then `hidden` cases of this attempt,
     with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
-    probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`)."""
+    probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`). `functions`
+    gives the submission's other functions (default: those `fn` sees beside it)."""
     cases = public_cases(check) + hidden_cases(spec, check, attempt, hidden)
-    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, fn, timeout))
+    functions = functions or (lambda name, call: getattr(fn, "__globals__", {}).get(name))
+    wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, functions, timeout))
     return run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
                      diagnose=lambda got, case: diagnose(spec, check, got, case, wrong), probes=check.probes,
                      params=check.params)

@@ -2,7 +2,7 @@
 
 `TrustedExecute` takes the place of nbgrader's `Execute` in the autograde pipeline (wired in
 `nbgrader_config.py` through `autograder.pipeline`). Student cells run in a sandboxed runner
-(`autograder.sandbox.client`) and keep their real outputs, plots included. A grade cell is never run: the
+(`autograder.sandbox.session`) and keep their real outputs, plots included. A grade cell is never run: the
 grader runs its check here, calling the student's function in the runner, and writes the cell's
 outputs itself - the report as text and the score as the cell's result, which nbgrader records as
 partial credit. Whatever the student's code does to `check`, builtins or the stack, only the values
@@ -24,16 +24,17 @@ from traitlets import Bool, Instance, Unicode
 from rnnkit import messages
 from rnnkit.selfcheck import SummaryItem, summary_lines
 
-from . import figures
 from ..assignments import get
-from .attempts import Attempt, cells_digest, read_secret
-from .checks import grade
-from .spec import SUMMARY
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.layout import Course
-from .result import RESULT_KEY, GradeResult
-from ..sandbox.client import Session, zygote_channel
 from ..coursedir.settings import Settings
+from ..sandbox.session import Session
+from ..sandbox.zygote import zygote_channel
+from . import figures
+from .attempts import Attempt, cells_digest, read_secret
+from .checks import grade
+from .result import RESULT_KEY, GradeResult
+from .spec import SUMMARY
 
 
 class SandboxUnavailable(RuntimeError):
@@ -101,7 +102,8 @@ class TrustedExecute(NbGraderPreprocessor):
         try:
             check = spec.check(name)
             report = grade(spec, check, session.function(name, call=check.call), attempt=attempt,
-                           hidden=self.settings.HIDDEN_CASES, timeout=0, points=points)
+                           hidden=self.settings.HIDDEN_CASES, timeout=0, points=points,
+                           functions=lambda other, call: session.function(other, call=call))
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
             right[name] = SummaryItem(False, 0, 0, points, 0.0)

@@ -23,8 +23,8 @@ from traitlets import Enum, Unicode
 
 from rnnkit import messages
 
-from .result import GradeResult, HiddenFailure
 from ..coursedir.settings import FEEDBACK_POLICIES as POLICIES, Settings
+from .result import GradeResult, HiddenFailure
 
 
 def allows(policy: str, duedate: datetime.datetime | None, now: datetime.datetime) -> bool:

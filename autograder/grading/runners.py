@@ -47,8 +47,7 @@ class InProcess(Runner):
     the next call."""
 
     def start(self) -> None:
-        from ..sandbox.client import adopt, claim
-
+        from ..sandbox.zygote import adopt, claim
         if claim():  # the zygote the command line started early, if any
             adopt(0)
 
@@ -65,8 +64,7 @@ class Pool(Runner):
     workers: int
 
     def start(self) -> None:
-        from ..sandbox.client import claim, prestart
-
+        from ..sandbox.zygote import claim, prestart
         prestart(self.workers)  # one zygote for the workers, starting while this process prepares
         claim()
 

@@ -70,8 +70,7 @@ def freeze() -> None:
 def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
     """Start this worker's nbgrader API and sandbox zygote before its first submission (a forked
     worker adopts one of the zygotes its parent started, numbered by `counter`)."""
-    from ..sandbox.client import adopt, zygote_channel
-
+    from ..sandbox.zygote import adopt, zygote_channel
     if counter is not None:
         with counter.get_lock():
             index, counter.value = counter.value, counter.value + 1

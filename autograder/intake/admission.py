@@ -39,10 +39,10 @@ from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde, BaseConverter, NbGraderException
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..grading.attempts import NoSecret, read_secret
-from .escape import ShownRecord, quoted, shown
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.layout import FailedAttempt, failed_attempt_record
+from ..grading.attempts import NoSecret, read_secret
+from .escape import ShownRecord, quoted, shown
 
 #: The files besides the notebook that nbgrader's own steps read from a submission.
 CARRIED = ("timestamp.txt", "submission_secret.txt")

@@ -6,8 +6,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..labels import label
 from ..coursedir.layout import Course
+from ..labels import label
 
 
 class UnknownStudent(LookupError):

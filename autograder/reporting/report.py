@@ -17,8 +17,8 @@ from pathlib import Path
 
 from rnnkit.messages import _columns
 
-from .classdata import EPS, ClassData, Row
 from ..labels import fill, label, template
+from .classdata import EPS, ClassData, Row
 from .stats import MisconceptionStats, misconception_stats, question_stats
 
 def _pad(text: str, width: int, right: bool = False) -> str:

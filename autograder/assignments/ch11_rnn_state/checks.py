@@ -15,10 +15,10 @@ from pathlib import Path
 import numpy as np
 from rnnkit.helpers import load_model
 
+from ...coursedir.config import DATA_DIR
 from ...grading import draws, template
 from ...grading.catalogue import mistake
 from ...grading.spec import Case, Check
-from ...coursedir.config import DATA_DIR
 from . import reference as ref
 
 TOKENS = ("red", "blue", "filler", "key", "is", "door", "lamp")

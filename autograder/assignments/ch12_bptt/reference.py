@@ -19,8 +19,8 @@ import sympy as sp
 from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, ring
 
-from ...grading.symbolic import decimal_text, to_sympy
 from ...coursedir.data import exact, sequence
+from ...grading.symbolic import decimal_text, to_sympy
 
 w_, s_ = sp.symbols("w s")
 #: The polynomial ring QQ[v] in which losses are written and differentiated (exact inputs).

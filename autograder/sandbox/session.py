@@ -1,0 +1,242 @@
+"""One submission's sandbox session: its runner (started again after a death, earlier cells replayed),
+its budget of runner time and restarts, its cells' outputs within their bounds, and the student's
+functions called in it (`RemoteFunction`).
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import nbformat
+from rnnkit import codec, messages, wire
+from rnnkit.checking import StudentFailure
+from rnnkit.jail.limits import Limits
+
+from .replies import RUNNER_ALLOWANCE, bounded, call_result, figures_drawn, note_output, notebook_output, output_size
+from .zygote import Runner, RunnerDied, zygote_channel
+
+
+#: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
+GRACE = 2.0
+#: At most this many kept figures are named to a runner (the others are drawn): the spawn request
+#: stays far below the zygote's 64 KiB message.
+MAX_KNOWN_FIGURES = 256
+
+
+class BudgetSpent(RunnerDied):
+    """The submission has used up its runner time or its restarts; `fields` fill the message that says so."""
+
+    def __init__(self, limits: Limits):
+        self.fields = {"seconds": f"{limits.SUBMISSION_TIMEOUT:g}", "restarts": limits.RUNNER_RESTARTS}
+        super().__init__(f"{self.fields['seconds']} s and {self.fields['restarts']} restarts")
+
+
+class Session:
+    """One submission's runner under its `limits`, speaking `language`, started again (earlier cells
+    replayed) after it dies. It keeps the submission's tally against its limits: `spent` seconds of
+    waiting on its runners (the reading of their replies included) of SUBMISSION_TIMEOUT, runners
+    `started` (the first and RUNNER_RESTARTS restarts), and `output_left` bytes of OUTPUT_TOTAL_KB
+    (a replay's outputs not kept again). `known` holds the PNGs of the figures of the reference run
+    by key (`autograder.grading.figures`): a runner sends those as markers, undrawn (at most
+    MAX_KNOWN_FIGURES of them are named to it; the others it draws)."""
+
+    def __init__(self, folder: Path, limits: Limits, language: str, known: Mapping[str, str] | None = None):
+        self.zygote = zygote_channel()
+        self.limits, self.language = limits, language
+        self.known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
+        self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
+        shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True)
+        self.replay: list[str] = []
+        self.runner: Runner | None = None
+        self.spent, self.started = 0.0, 0
+        self.output_left = limits.OUTPUT_TOTAL_KB * 1024  # bytes (`output_size`) the cells may still keep
+
+    def left(self) -> float:
+        """Seconds of runner time the submission has left."""
+        return self.limits.SUBMISSION_TIMEOUT - self.spent
+
+    def _check(self) -> None:
+        if self.left() <= 0 or self.started > self.limits.RUNNER_RESTARTS + 1:
+            raise BudgetSpent(self.limits)
+
+    def _limit(self, seconds: float) -> float:
+        """A call's or a cell's own time limit, cut to what is left."""
+        return max(0.1, min(seconds, self.left()))
+
+    def _ask(self, runner: Runner, message: dict, timeout: float, read: Callable[[dict], Any] = dict) -> Any:
+        """One request, answered by `read(reply)`: the wait for the reply (cut to what is left, and
+        GRACE) and its reading both counted as spent."""
+        self._check()
+        start = time.monotonic()
+        try:
+            reply = runner.request(message, min(timeout, self.left() + GRACE),
+                                   self.limits.OUTPUT_LIMIT_KB * 1024 * 8 + codec.MAX_BYTES // 4)
+            return read(reply)
+        finally:
+            self.spent += time.monotonic() - start
+
+    def _spawn(self) -> Runner:
+        self.started += 1
+        self._check()
+        return self.zygote.spawn(self.workdir, self.limits, self.language, self.known)
+
+    def _runner(self) -> Runner:
+        if self.runner is None or not self.runner.alive:
+            self.runner = self._spawn()
+            for source in self.replay:
+                try:
+                    self._cell(self.runner, source)
+                except BudgetSpent:
+                    raise
+                except RunnerDied:
+                    self.runner = self._spawn()
+        return self.runner
+
+    def _cell(self, runner: Runner, source: str, drawn: dict[str, str] | None = None) -> list:
+        """The cell's outputs as nbformat nodes (only known output kinds and MIME types are kept, a
+        figure's marker replaced by the PNG of its key), cut to OUTPUT_LIMIT_KB (`bounded`);
+        `drawn` gets the PNG of each figure the runner drew, by key."""
+        timeout = self._limit(self.limits.CELL_TIMEOUT)
+        return self._ask(runner, {"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn))
+
+    def _outputs(self, reply: dict, drawn: dict[str, str] | None) -> list:
+        outputs = wire.field(reply, "outputs", list, [])
+        if drawn is not None:
+            drawn.update(figures_drawn(outputs))
+        nodes = [node for node in (notebook_output(raw, self.known) for raw in outputs) if node is not None]
+        note = messages.text("cell.output_truncated", kb=f"{self.limits.OUTPUT_LIMIT_KB:g}")
+        return bounded(nodes, self.limits.OUTPUT_LIMIT_KB * 1024 + RUNNER_ALLOWANCE, note)
+
+    def run_cell(self, source: str, drawn: dict[str, str] | None = None) -> list:
+        """A student cell; a cell that kills or outlives its runner, or comes after the budget is
+        spent, gets an error output instead, and one whose outputs find no room left of the output
+        kept in all (and every cell with outputs after it) one note. `drawn`: see `_cell`."""
+        try:
+            outputs = self._cell(self._runner(), source, drawn)
+        except BudgetSpent as spent:
+            return [nbformat.v4.new_output("error", ename="BudgetSpent", traceback=[],
+                                           evalue=messages.text("cell.budget_spent", **spent.fields))]
+        except RunnerDied:
+            return [nbformat.v4.new_output("error", ename="KernelDied", traceback=[], evalue=messages.text(
+                "cell.runner_died", seconds=f"{self.limits.CELL_TIMEOUT:g}"))]
+        self.replay.append(source)
+        size = sum(map(output_size, outputs))
+        if size > self.output_left:
+            self.output_left = 0
+            return [note_output(messages.text("cell.output_budget_spent", kb=self.limits.OUTPUT_TOTAL_KB))]
+        self.output_left -= size
+        return outputs
+
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> codec.Decoded:
+        """One call of the student's function `name` (held to "returns copies" where `copies`): its
+        result, decoded once; raises StudentFailure, BudgetSpent or RunnerDied. A check's arguments
+        that the codec cannot carry are a bug of the check: CodecError."""
+        runner = self._runner()
+        timeout = self._limit(timeout)
+        message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
+                   "copies": copies}
+        return self._ask(runner, message, timeout + GRACE, lambda reply: call_result(reply, timeout))
+
+    def pristine(self, name: str) -> str:
+        """The handle of a copy of `name` with pristine default values, made in the runner."""
+        handle = self._ask(self._runner(), {"op": "pristine", "name": name}, 10 + GRACE).get("handle")
+        if not isinstance(handle, str):
+            raise RunnerDied("no handle")
+        return handle
+
+    def function(self, name: str, timeout: float | None = None, call: str = "plain") -> "RemoteFunction":
+        """The student's function `name`, called in the runner, each call within `timeout` seconds
+        (default CALL_TIMEOUT); `call` is the check's way of calling it (`rnnkit.helpers.CALLS`), of
+        which the runner itself holds a call to "returning copies" (only there are the arrays it was
+        given, and its result's memory, to be seen)."""
+        return RemoteFunction(self, name, self.limits.CALL_TIMEOUT if timeout is None else timeout, copies=call == "returning_copies")
+
+    def close(self) -> None:
+        if self.runner is not None:
+            self.runner.close()
+        remove_tree(self.workdir)
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def remove_tree(path: Path) -> None:
+    """Delete a folder of any depth without recursion and without following links, through folder
+    descriptors (so paths longer than PATH_MAX are no obstacle). Whatever cannot be deleted is
+    left in place: this never raises and never loops."""
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        stack = [(os.open(path, flags), "")]  # (open folder, its name in the folder below it on the stack)
+    except OSError:
+        return
+    stuck: set[tuple[int, int]] = set()  # folders already emptied as far as they go
+    while stack:
+        fd, name = stack[-1]
+        child = None
+        try:
+            with os.scandir(fd) as listing:
+                for entry in listing:
+                    info = entry.stat(follow_symlinks=False)
+                    if not stat.S_ISDIR(info.st_mode):
+                        with contextlib.suppress(OSError):
+                            os.unlink(entry.name, dir_fd=fd)
+                    elif (info.st_dev, info.st_ino) not in stuck:
+                        child = (os.open(entry.name, flags, dir_fd=fd), entry.name)
+                        break
+        except OSError:
+            pass
+        if child is not None:
+            stack.append(child)
+            continue
+        stuck.add((os.fstat(fd).st_dev, os.fstat(fd).st_ino))
+        os.close(fd)
+        stack.pop()
+        with contextlib.suppress(OSError):
+            if stack:
+                os.rmdir(name, dir_fd=stack[-1][0])
+            else:
+                os.rmdir(path)
+
+
+class RemoteFunction:
+    """A student's function as the grader sees it: calls go to the runner, values come back decoded
+    once (`codec.Decoded`, which `codec.plain` takes as it is).
+
+    Once a call has killed the runner (or outlived its time limit by GRACE), every later call of the
+    same check fails at once with the same message, so a function that ignores its time limit costs
+    one limit per check, not one per case.
+    """
+
+    def __init__(self, session: Session, name: str, timeout: float, handle: str | None = None, origin: "RemoteFunction | None" = None,
+                 copies: bool = False):
+        self.session, self.name, self.timeout, self.handle, self.copies = session, name, timeout, handle, copies
+        self.origin = origin or self
+        self.died = False
+
+    def _guard(self, request: Callable[[], Any]) -> Any:
+        if self.origin.died:
+            raise StudentFailure("check.runner_died", name=self.name)
+        try:
+            return request()
+        except BudgetSpent as spent:
+            raise StudentFailure("check.budget_spent", name=self.name, **spent.fields) from None
+        except RunnerDied:
+            self.origin.died = True
+            raise StudentFailure("check.runner_died", name=self.name) from None
+
+    def __call__(self, *args, **kwargs) -> Any:
+        return self._guard(lambda: self.session.call(self.handle or self.name, args, kwargs, self.timeout, self.copies))
+
+    def pristine(self) -> "RemoteFunction":
+        """A copy with pristine default values, made in the runner (see `rnnkit.helpers.pristine`)."""
+        handle = self._guard(lambda: self.session.pristine(self.handle or self.name))
+        return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin, self.copies)

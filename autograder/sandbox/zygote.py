@@ -1,0 +1,247 @@
+"""The warm zygote: the parent of the sandboxed runners, one per grader process (or one shared by the
+workers a grader forks), and the handle of one runner.
+
+The zygote (`python -I -m rnnkit.runner`) imports only the kit; each runner it forks enters the
+jail (`rnnkit.jail`): no network, no view of the course root, read-only Python environment, a
+scratch copy of the submission as its only writable folder, limits on memory, processes and
+output. A spawn request carries the submission's `rnnkit.jail.Limits` whole and the language the
+runner speaks.
+"""
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Mapping
+
+import rnnkit
+from rnnkit import wire
+from rnnkit.jail.limits import Limits
+
+
+class RunnerDied(RuntimeError):
+    """The runner stopped answering: killed, crashed, out of memory or past its time."""
+
+
+
+def _readonly_paths() -> list[str]:
+    """What the runner sees of this machine besides the system: the Python installation, the
+    virtual environment and the installed kit. The instructor package must not be among them."""
+    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
+    kit = os.path.realpath(Path(rnnkit.__file__).parent)
+    if not any(kit.startswith(p + os.sep) for p in paths):
+        paths.add(kit)
+    private = os.path.realpath(Path(__file__).parent.parent)
+    if any(private.startswith(p + os.sep) for p in paths):
+        raise RuntimeError(f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
+                           "install it editable (pip install -e .) from the course repository instead")
+    return sorted(paths)
+
+
+def _font_lists() -> Path:
+    """Where the zygotes' matplotlib font list is kept between runs, so that it is built once per
+    user, Python environment and matplotlib version rather than at every zygote start (each
+    zygote's matplotlib folder is otherwise a fresh one in its scratch folder)."""
+    environment = hashlib.sha256(os.path.realpath(sys.prefix).encode()).hexdigest()[:16]
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "rnnkit" / "matplotlib" / environment
+
+
+def _seed_font_list(folder: Path) -> None:
+    """Copy the kept font lists (`fontlist-v<version>.json`, nothing else) into a zygote's fresh
+    matplotlib folder; matplotlib rebuilds a list whose version does not match its own."""
+    try:
+        for kept in _font_lists().glob("fontlist-v*.json"):
+            shutil.copyfile(kept, folder / kept.name)
+    except (OSError, RuntimeError):  # no home folder, or nothing readable there
+        pass
+
+
+def _keep_font_list(folder: Path) -> None:
+    """Keep the font list a zygote built, where none of its version is kept yet."""
+    try:
+        built = [path for path in folder.glob("fontlist-v*.json") if not (_font_lists() / path.name).exists()]
+        if built:
+            _font_lists().mkdir(parents=True, exist_ok=True, mode=0o700)
+        for path in built:
+            partial = _font_lists() / f".{path.name}.{os.getpid()}"
+            shutil.copyfile(path, partial)
+            os.replace(partial, _font_lists() / path.name)
+    except (OSError, RuntimeError):  # no home folder, or not writable: the next zygote builds its own
+        pass
+
+
+class Zygote:
+    """The warm parent of the runners: one process, with one control channel per grader process
+    that uses it (`channels`), so that workers forked from one parent share a single warm zygote."""
+
+    def __init__(self, channels: int = 1) -> None:
+        self.owner = os.getpid()
+        pairs = [socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in range(channels)]
+        self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
+        (self.scratch / "mpl").mkdir()
+        _seed_font_list(self.scratch / "mpl")
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
+               "MPLCONFIGDIR": str(self.scratch / "mpl")}
+        fds = [theirs.fileno() for _, theirs in pairs]
+        self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)], pass_fds=fds,
+                                        cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _, theirs in pairs:
+            theirs.close()
+        self.readonly = _readonly_paths()
+        self.channels = [Channel(self, ours) for ours, _ in pairs]
+        #: whether a pool of workers (or this process) has taken the channels (`claim`)
+        self.claimed = False
+
+    def running(self) -> bool:
+        """Whether the zygote is up. Its starter waits for it; a worker forked from the starter
+        cannot (the zygote is not its child: `Popen.poll` there would call it finished), so it
+        reads the zygote's state instead."""
+        if os.getpid() == self.owner:
+            return self.process.poll() is None
+        try:
+            with open(f"/proc/{self.process.pid}/stat", "rb") as handle:
+                return handle.read().rsplit(b")", 1)[-1].split()[:1] not in ([b"Z"], [b"X"])
+        except FileNotFoundError:
+            return False
+        except OSError:
+            try:
+                os.kill(self.process.pid, 0)
+            except ProcessLookupError:
+                return False
+            except PermissionError:
+                pass
+            return True
+
+    def close(self) -> None:
+        if os.getpid() != self.owner:  # a forked copy of this object: the zygote is not ours
+            return
+        for channel in self.channels:
+            channel.control.close()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        _keep_font_list(self.scratch / "mpl")
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+class Channel:
+    """One grader process's line to the zygote: spawn a runner, kill one."""
+
+    def __init__(self, parent: Zygote, control: socket.socket):
+        self.parent, self.control = parent, control
+        self.control.settimeout(120)
+        self._hello: dict | None = None
+
+    @property
+    def scratch(self) -> Path:
+        return self.parent.scratch
+
+    @property
+    def alive(self) -> bool:
+        return self.parent.running()
+
+    @property
+    def isolation(self) -> str | None:
+        """The isolation in force, or None where this machine gives none (waits for the zygote to be up)."""
+        if self._hello is None:
+            self._hello = json.loads(self.control.recv(1 << 16) or b"{}")
+            if not self._hello.get("ready"):
+                raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
+        return self._hello.get("isolation")
+
+    def spawn(self, workdir: Path, limits: Limits, language: str, known: Mapping[str, str]) -> "Runner":
+        """A fresh runner under `limits` whose only writable folder is `workdir` and which speaks
+        `language`; `known` names the figures (`rnnkit.figures`) it sends as markers instead of drawing."""
+        self.isolation  # noqa: B018 - the zygote is up
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly, "limits": dataclasses.asdict(limits),
+                   "language": language, "figures": list(known)}
+        socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
+        theirs.close()
+        return Runner(self, ours, json.loads(self.control.recv(1 << 16))["pid"])
+
+    def kill(self, pid: int) -> None:
+        """Kill one runner and everything it started (its namespace goes with it)."""
+        try:
+            self.control.send(json.dumps({"op": "kill", "pid": pid}).encode())
+            self.control.recv(1 << 16)
+        except OSError:
+            pass
+
+
+_ZYGOTES: dict[int, Channel] = {}
+_SHARED: list[Zygote] = []
+
+
+def zygote_channel() -> Channel:
+    """This process's line to a zygote: started on first use, or adopted from the one its parent
+    started for its workers with `prestart`."""
+    found = _ZYGOTES.get(os.getpid())
+    if found is None or not found.alive:
+        own = Zygote()
+        atexit.register(own.close)
+        found = _ZYGOTES[os.getpid()] = own.channels[0]
+    return found
+
+
+def prestart(workers: int) -> None:
+    """Start one zygote with a channel for each of the `workers` about to use it (forked from here,
+    or this process itself: `adopt`), so that it comes up while this process imports and prepares.
+    A worker reads its channel's greeting, so a channel serves one worker: each pool of workers gets
+    a fresh zygote (the previous one is closed), unless the one started before is still unclaimed
+    (`claim`) and has channels enough."""
+    if _SHARED and not _SHARED[0].claimed and len(_SHARED[0].channels) >= workers and _SHARED[0].running():
+        return
+    for previous in _SHARED:
+        previous.close()
+    _SHARED[:] = [Zygote(channels=workers)]
+    atexit.register(_SHARED[0].close)
+
+
+def claim() -> bool:
+    """Mark the zygote `prestart` started as taken by the workers about to adopt its channels; False
+    when there is none waiting."""
+    if not _SHARED or _SHARED[0].claimed or not _SHARED[0].running():
+        return False
+    _SHARED[0].claimed = True
+    return True
+
+
+def adopt(index: int) -> None:
+    """In a forked worker: take channel `index` of the zygote the parent started."""
+    if _SHARED and index < len(_SHARED[0].channels) and _SHARED[0].running():
+        _ZYGOTES[os.getpid()] = _SHARED[0].channels[index]
+
+
+class Runner:
+    """One sandboxed process of one submission: requests and their replies, nothing counted."""
+
+    def __init__(self, parent: Channel, sock: socket.socket, pid: int):
+        self.parent, self.sock, self.pid = parent, sock, pid
+        self.alive = True
+
+    def request(self, message: dict, timeout: float, limit: int) -> dict:
+        """The reply to `message`, within `timeout` seconds and `limit` bytes; RunnerDied (and the
+        runner closed) when none comes."""
+        try:
+            wire.send(self.sock, message)
+            return wire.receive(self.sock, timeout=timeout, limit=limit)
+        except (wire.WireError, OSError) as error:
+            self.close()
+            raise RunnerDied(str(error)) from None
+
+    def close(self) -> None:
+        if self.alive:
+            self.alive = False
+            self.parent.kill(self.pid)
+            self.sock.close()

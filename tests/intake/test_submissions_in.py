@@ -1,0 +1,136 @@
+"""Submissions in, tried as a student who hands in as someone else or smuggles a link: nbgrader's
+exchange `collect` and LMS `zip_collect`, through real nbgrader with the course's configuration."""
+import os
+import re
+import shutil
+import zipfile
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from autograder.intake import collect
+from autograder.coursedir.config import database_url, load
+from autograder.commands.course import nbgrader, release
+
+from ..conftest import REPO, make_course
+
+pytestmark = pytest.mark.nbgrader
+A = "ch12_bptt"
+NOBODY = 65534  # an account that is none of the students
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    root = make_course(tmp_path_factory.mktemp("in") / "course", [A])
+    release(root, [A])
+    return root
+
+
+def _course(released: Path, tmp_path: Path) -> Path:
+    """A fresh course with the released assignment and its gradebook."""
+    root = make_course(tmp_path / "course", [A])
+    for folder in ("source", "release"):
+        shutil.copytree(released / folder, root / folder)
+    (root / "gradebook.db").write_bytes((released / "gradebook.db").read_bytes())
+    return root
+
+
+def _notebook(released: Path, who: str) -> nbformat.NotebookNode:
+    notebook = nbformat.read(released / "release" / A / f"{A}.ipynb", as_version=4)
+    notebook.metadata["handed_in_by"] = who
+    return notebook
+
+
+def _gradebook(root: Path) -> Gradebook:
+    settings = load(root)
+    return Gradebook(database_url(root, settings), settings.COURSE_ID)
+
+
+def _inbound(root: Path, student: str, when: str, notebook=None) -> Path:
+    """A folder as `nbgrader submit` writes it into the exchange."""
+    folder = root / "exchange" / load(root).COURSE_ID / "inbound" / f"{student}+{A}+{when}+{abs(hash(when)) % 10**6}"
+    folder.mkdir(parents=True)
+    (folder / "timestamp.txt").write_text(when)
+    if notebook is not None:
+        nbformat.write(notebook, folder / f"{A}.ipynb")
+    return folder
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="writing an inbound folder as another account needs root")
+def test_collect_keeps_the_students_own_folder_and_refuses_one_written_in_their_name(released, tmp_path):
+    root = _course(released, tmp_path)
+    _inbound(root, "victim", "2025-03-14 09:00:00.000000 UTC", _notebook(released, "victim"))
+    forged = _inbound(root, "victim", "2025-03-14 10:00:00.000000 UTC", _notebook(released, "mallory"))  # newer
+    for path in (forged, *forged.iterdir()):
+        os.chown(path, NOBODY, NOBODY)
+    result = nbgrader(root, "collect", A)
+    collected = nbformat.read(root / "submitted" / "victim" / A / f"{A}.ipynb", as_version=4)
+    assert collected.metadata["handed_in_by"] == "victim"
+    assert "claims to be handed in by victim but is owned by" in result.stderr + result.stdout
+
+
+def test_collect_refuses_links_and_hard_links_and_flags_them_without_copying(released, tmp_path):
+    root = _course(released, tmp_path)
+    source = root / "source" / A / f"{A}.ipynb"
+    linked = _inbound(root, "linker", "2025-03-14 09:00:00.000000 UTC")
+    (linked / f"{A}.ipynb").symlink_to(os.path.relpath(source, linked))
+    hard = _inbound(root, "hardlinker", "2025-03-14 09:00:00.000000 UTC")
+    os.link(source, hard / f"{A}.ipynb")
+    beside = _inbound(root, "honest", "2025-03-14 09:00:00.000000 UTC", _notebook(released, "honest"))
+    (beside / "notes.txt").write_text("mine")
+    result = nbgrader(root, "collect", A)
+    log = result.stderr + result.stdout
+    assert "'ch12_bptt.ipynb' is a symbolic link" in log and "'ch12_bptt.ipynb' is a hard link" in log
+    assert sorted(p.name for p in (root / "submitted").iterdir()) == ["honest"]
+    assert sorted(p.name for p in (root / "submitted" / "honest" / A).iterdir()) == [f"{A}.ipynb", "timestamp.txt"]
+    with _gradebook(root) as gb:
+        for student in ("linker", "hardlinker"):
+            notebook = gb.find_submission(A, student).notebooks[0]
+            assert notebook.flagged and any("admission refused" in (c.auto_comment or "") for c in notebook.comments)
+
+
+def _zip_names(root: Path, names: dict[str, str], released: Path) -> None:
+    archive = root / "downloaded" / A / "archive"
+    archive.mkdir(parents=True)
+    with zipfile.ZipFile(archive / "submissions.zip", "w") as bundle:
+        for name, who in names.items():
+            bundle.writestr(name, nbformat.writes(_notebook(released, who)))
+
+
+def test_zip_collect_files_a_misleading_upload_under_its_uploader_and_checks_the_roster(released, tmp_path):
+    documented, _ = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    assert documented == collect.DOCUMENTED_PATTERN
+    root = _course(released, tmp_path)
+    with _gradebook(root) as gb:
+        for student in ("alice", "bob", "carol", "mallory"):
+            gb.add_student(student)
+    _zip_names(root, {
+        f"{A}_alice_attempt_2025-03-14-09-26-53_{A}.ipynb": "alice",
+        f"{A}_bob_attempt_2025-03-14-08-00-00_{A}.ipynb": "bob",
+        # mallory uploads a file named to look like bob's, later than bob's own
+        f"{A}_mallory_attempt_2025-03-15-10-00-00_bob_attempt_2025-03-16-00-00-00_{A}.ipynb": "mallory",
+        f"{A}_carol_attempt_2025-03-14-10-00-00_{A}.ipynb": "carol-first",
+        f"{A}_carol_attempt_2025-03-14-11-00-00_{A}.ipynb": "carol-second",
+        f"{A}_zed_attempt_2025-03-14-10-00-00_{A}.ipynb": "zed",  # not on the roster
+    }, released)
+    result = nbgrader(root, "zip_collect", A, f"--FileNameCollectorPlugin.named_regexp={documented}")
+    handed = {p.name: nbformat.read(p / A / f"{A}.ipynb", as_version=4).metadata["handed_in_by"] for p in (root / "submitted").iterdir()}
+    assert handed == {"alice": "alice", "bob": "bob", "carol": "carol-second"}
+    assert (root / "submitted" / "alice" / A / "timestamp.txt").read_text().startswith("2025-03-14 09:26:53")
+    assert "'zed' is not on the gradebook's roster" in result.stderr + result.stdout
+
+
+def test_zip_collect_skips_a_second_file_without_a_time_instead_of_stopping_the_class(released, tmp_path):
+    _, canvas = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    root = _course(released, tmp_path)
+    _zip_names(root, {f"doejane_123456_1_{A}.ipynb": "jane", f"doejane_123456_2_{A}-1.ipynb": "jane-again",
+                      f"smithbob_234567_3_{A}.ipynb": "bob",
+                      f"mallory_345678_4_234567_5_{A}.ipynb": "mallory"}, released)  # names bob's id after her own
+    result = nbgrader(root, "zip_collect", A, f"--FileNameCollectorPlugin.named_regexp={canvas}")
+    def handed(student):
+        return [nbformat.read(p, as_version=4).metadata["handed_in_by"] for p in (root / "submitted" / student / A).glob("*.ipynb")]
+
+    assert handed("234567") == ["bob"] and handed("345678") == ["mallory"] and handed("123456") == ["jane"]
+    assert "a second ch12_bptt for 123456 with no time to choose by" in result.stderr + result.stdout

@@ -48,6 +48,7 @@ class InProcess(Runner):
 
     def start(self) -> None:
         from ..sandbox.zygote import adopt, claim
+
         if claim():  # the zygote the command line started early, if any
             adopt(0)
 
@@ -65,6 +66,7 @@ class Pool(Runner):
 
     def start(self) -> None:
         from ..sandbox.zygote import claim, prestart
+
         prestart(self.workers)  # one zygote for the workers, starting while this process prepares
         claim()
 

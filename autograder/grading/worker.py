@@ -71,6 +71,7 @@ def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
     """Start this worker's nbgrader API and sandbox zygote before its first submission (a forked
     worker adopts one of the zygotes its parent started, numbered by `counter`)."""
     from ..sandbox.zygote import adopt, zygote_channel
+
     if counter is not None:
         with counter.get_lock():
             index, counter.value = counter.value, counter.value + 1

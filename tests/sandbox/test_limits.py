@@ -15,6 +15,7 @@ from autograder import pipeline
 from autograder.coursedir import config
 from autograder.grading.execute import TrustedExecute
 from autograder.sandbox.session import Session
+
 from ..conftest import REPO, make_course
 
 #: What the limits were called on their way from course_config.py to the jail, before they had one name.

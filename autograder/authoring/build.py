@@ -22,6 +22,7 @@ from rnnkit.messages import LANGUAGES
 from ..coursedir import config
 from ..coursedir.layout import Course
 from ..grading.spec import SUMMARY, Assignment
+from ..grading import template
 from ..grading.template import KIT_IMPORT, expand_includes, parse
 from ..labels import label
 
@@ -144,9 +145,17 @@ def notebook_text(notebook: nbformat.NotebookNode) -> str:
     return json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def solution_text(spec: Assignment) -> str:
+    """`solutions/<assignment>.py`: the reference solution as an importable module, built from the
+    template (the notebook's setup and its solution cells, `autograder.grading.template.module_text`)."""
+    return (f'"""Reference solution of {spec.name}: built by `release` from autograder/assignments/{spec.name}/notebook.md '
+            f'(edit that file), its setup and solution cells."""\n' + template.module_text(spec.template))
+
+
 def write_source(spec: Assignment, root: Path = config.REPO_ROOT) -> Path:
     """Write `source/<assignment>/<assignment>.ipynb`, and beside it the data files it names and the
-    students' README (how to install the kit, work and hand in), which nbgrader releases with it."""
+    students' README (how to install the kit, work and hand in), which nbgrader releases with it; and
+    the reference solution as a module, `solutions/<assignment>.py` (`solution_text`)."""
     assignment = spec.name
     folder = Course(Path(root)).source(assignment)
     folder.mkdir(parents=True, exist_ok=True)
@@ -157,4 +166,8 @@ def write_source(spec: Assignment, root: Path = config.REPO_ROOT) -> Path:
         if data.name in text:
             shutil.copy2(data, folder / data.name)
     (folder / "README.md").write_text(label("student.readme", assignment=assignment, wheel=KIT_WHEEL), encoding="utf-8")
+    solutions = Path(root) / "solutions"
+    solutions.mkdir(exist_ok=True)
+    (solutions / "__init__.py").touch()
+    (solutions / f"{assignment}.py").write_text(solution_text(spec), encoding="utf-8")
     return path

@@ -27,6 +27,7 @@ import ast
 import importlib
 import inspect
 import linecache
+import re
 from functools import lru_cache
 from pathlib import Path
 from types import CodeType, ModuleType
@@ -113,11 +114,11 @@ def module_text(path: Path) -> str:
     parts = []
     for kind, _, body in parse(Path(path).read_text(encoding="utf-8")):
         if kind == "setup":
-            parts.append("\n".join(line for line in expand_includes(body).splitlines()
-                                   if not line.startswith(NOTEBOOK_ONLY)))
+            kept = "\n".join(line for line in expand_includes(body).splitlines() if not line.startswith(NOTEBOOK_ONLY))
+            parts.append(re.sub(r"\n{3,}", "\n\n", kept).strip("\n"))
         elif kind == "solution":
             parts.append(body)
-    return "\n\n\n".join(parts) + "\n"
+    return "\n\n\n".join(part for part in parts if part) + "\n"
 
 
 @lru_cache(maxsize=32)

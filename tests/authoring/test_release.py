@@ -1,4 +1,5 @@
-"""Source notebooks are built from the templates and solutions; the release is nbgrader's, and clean."""
+"""Source notebooks and solution modules are built from the templates; the release is nbgrader's, and clean."""
+import importlib
 import json
 
 import nbformat
@@ -19,6 +20,17 @@ COURSE = Course(REPO)
 def test_the_committed_source_notebook_is_the_build_of_template_and_solutions(assignment):
     committed = COURSE.notebook(COURSE.source(assignment), assignment).read_text(encoding="utf-8")
     assert committed == build.notebook_text(build.build_notebook(get(assignment))), "run: python -m autograder release"
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_committed_solution_module_is_the_templates_solution_and_imports(assignment):
+    """solutions/<a>.py, the hidden reference solution as an importable module, is what the
+    template holds: its source notebook's solution regions, function for function."""
+    committed = (REPO / "solutions" / f"{assignment}.py").read_text(encoding="utf-8")
+    assert committed == build.solution_text(get(assignment)), "run: python -m autograder release"
+    module = importlib.import_module(f"solutions.{assignment}")
+    for name, source in get(assignment).function_sources().items():
+        assert source in committed and callable(getattr(module, name)), name
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

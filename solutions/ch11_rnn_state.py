@@ -5,30 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-def load_model(path="sequence-v1.json"):
-    """The Chapter 11 model of `sequence-v1.json` (Table 11.1 and section 11.2) as numpy float64 arrays.
-
-    Returns a dict: `embeddings` (V, 2), `W_x` (2, 2), `W_h` (2, 2), `b_h` (2,), `W_y` (2, 2),
-    `b_y` (2,), `candidates` (["red", "blue"], the order of the logits), `vocabulary`
-    (token -> id), `inputs` (name -> list of token ids: short_red, short_blue, long_red, long_blue)
-    and `window_baseline` ({"W": (4, 2), "b": (2,)}: the two-token window of section 11.3).
-    """
-    path = Path(path)
-    if not path.is_file():  # outside the notebook's folder: the copy that comes with the kit
-        from rnnkit.helpers import DATA
-        path = DATA / path.name
-    raw = json.loads(path.read_text(encoding="utf-8"))
-
-    def array(values):
-        return np.array([[float(Fraction(str(v))) for v in row] if isinstance(row, list) else float(Fraction(str(row))) for row in values], dtype=np.float64)
-
-    vocabulary = {entry["token"]: entry["id"] for entry in raw["vocabulary"]}
-    model = {key: array(raw[key]) for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y")}
-    model["candidates"] = list(raw["candidates"])
-    model["vocabulary"] = vocabulary
-    model["inputs"] = {name: [vocabulary[token] for token in tokens] for name, tokens in raw["inputs"].items()}
-    model["window_baseline"] = {"W": array(raw["window_baseline"]["W"]), "b": array(raw["window_baseline"]["b"])}
-    return model
+from rnnkit.helpers import load_model
 
 
 def relu(v):

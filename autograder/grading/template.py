@@ -110,15 +110,24 @@ def module(path: Path) -> ModuleType:
 
 def module_text(path: Path) -> str:
     """The reference solution module's source: the setup cells without the lines that serve the
-    notebook alone (`NOTEBOOK_ONLY`), then the solution cells."""
+    notebook alone (`NOTEBOOK_ONLY`; a given helper imported where the notebook includes its
+    source), then the solution cells."""
     parts = []
     for kind, _, body in parse(Path(path).read_text(encoding="utf-8")):
         if kind == "setup":
-            kept = "\n".join(line for line in expand_includes(body).splitlines() if not line.startswith(NOTEBOOK_ONLY))
+            kept = "\n".join(_imported(line) for line in body.splitlines() if not line.startswith(NOTEBOOK_ONLY))
             parts.append(re.sub(r"\n{3,}", "\n\n", kept).strip("\n"))
         elif kind == "solution":
             parts.append(body)
     return "\n\n\n".join(part for part in parts if part) + "\n"
+
+
+def _imported(line: str) -> str:
+    """A setup line as the solution module has it: an `%include module:function` as its import."""
+    if not line.startswith("%include "):
+        return line
+    module, name = line.split(None, 1)[1].split(":")
+    return f"from {module} import {name}"
 
 
 @lru_cache(maxsize=32)

@@ -39,8 +39,19 @@ RUNNER_RESTARTS = 8
 #: Hidden cases drawn per check (besides the book's public cases).
 HIDDEN_CASES = 6
 #: After grading, the feedback shows the inputs of a check's first failed hidden case and the
-#: student's value; its expected value "never", "after_due" (nbgrader's due date) or "always".
+#: student's value; its expected value "never", "after_due" (the student's due date) or "always";
+#: "public" shows the book's cases only (TERM may set it per assignment).
 FEEDBACK_SHOWS_EXPECTED = "after_due"
+#: Time zone of the due dates and extensions (an IANA name such as "Europe/Berlin"); a day late is a
+#: calendar day of it.
+TIMEZONE = "UTC"
+#: The term's rules per assignment: {assignment: {"due": "2027-03-01 23:59", "grace_minutes": 15,
+#: "late": {"per_day": 0.1, "cap": 0.5, "late_days": False}, "attempts": 3, "counts": "last" or
+#: "best", "feedback": "public", "never", "after_due" or "always"}} (docs/term.md).
+TERM: dict[str, dict] = {}
+#: Late days each student may spend over the term where an assignment's late policy says
+#: "late_days": True.
+LATE_DAYS = 0
 #: Parallel autograde workers on this machine.
 WORKERS = 2
 #: Gradebook database; relative SQLite paths are resolved against the course root.

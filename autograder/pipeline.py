@@ -30,6 +30,7 @@ from .grading import attempts, execute
 from .grading.reveal import RevealExpected
 from .intake import admission, bookkeeping
 from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
+from .term.notes import TermNotes
 
 
 class CourseExporter(Exporter):
@@ -86,8 +87,8 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
     c.TrustedExecute.settings = settings
     c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
-    c.RevealExpected.course_id = settings.COURSE_ID
-    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected]
+    c.RevealExpected.settings = c.SaveAutoGrades.settings = c.AssignLatePenalties.settings = c.TermNotes.settings = settings
+    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected, TermNotes]
     # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
     # every other HTMLExporter (formgrader's submission view) keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"

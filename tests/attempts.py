@@ -7,5 +7,5 @@ from autograder.grading.attempts import Attempt
 SECRET = b"tests-only course secret, never a course's own: 0123456789abcdef"
 
 
-def attempt(student: str = "s1", submitted: str = "", digest: str = "", secret: bytes = SECRET) -> Attempt:
-    return Attempt(secret, student, submitted, digest)
+def attempt(student: str = "s1", number: int = 1, digest: str = "", secret: bytes = SECRET) -> Attempt:
+    return Attempt(secret, student, number, digest)

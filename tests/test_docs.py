@@ -54,7 +54,10 @@ RUN_BY = {
     r"^nbgrader release_feedback\b": "tests/intake/test_hostile.py::test_feedback_and_release_feedback_carry_the_page_only",
     r"^nbgrader zip_collect .*_attempt_": "tests/intake/test_lms.py::test_zip_collect_puts_an_lms_download_into_submitted",
     r"^nbgrader zip_collect .*LATE_": "tests/intake/test_submissions_in.py::"
-                                      "test_zip_collect_skips_a_second_file_without_a_time_instead_of_stopping_the_class",
+                                      "test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late",
+    r"^autograder (extend|history)\b": "tests/term/test_term.py::"
+                                        "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
+    r"^autograder regrade\b": "tests/term/test_term.py::test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly",
     r"^nbgrader validate\b": "tests/kit/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
     r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b":
         "tests/intake/test_exchange_users.py::test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange",

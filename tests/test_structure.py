@@ -91,6 +91,7 @@ FLOORS = (
     ("autograder.assignments",),
     ("autograder.authoring",),
     ("autograder.intake",),
+    ("autograder.term",),
     ("autograder.reporting",),
     ("autograder.commands", "autograder.pipeline"),
     ("autograder", "autograder.__main__"),

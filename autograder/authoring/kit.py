@@ -3,10 +3,11 @@
 `kit/` holds the kit's code and its own sentences (`messages/core.<lang>.json`); what it knows of
 the assignments is built from them when the kit is built, never committed: each assignment's public
 half (`public/<a>.json`: `public_half`, points, rules, book cases with their labels in each language,
-expected values and the catalogued mistakes' outputs on them, as codec JSON) and its mistakes'
-sentences (`messages/<a>.<lang>.json`, from each `@mistake`). `build(out)` makes the wheel from a
-copy of `kit/` with that data; `install()` writes it into `kit/` (ignored by git) and installs the
-kit in the course's own environment (`make venv`).
+expected values and the catalogued mistakes' outputs on them, and the due date where the course's
+TERM gives one (`due_date`), as codec JSON) and its mistakes' sentences (`messages/<a>.<lang>.json`,
+from each `@mistake`). `build(out)` makes the wheel from a copy of `kit/` with that data;
+`install()` writes it into `kit/` (ignored by git) and installs the kit in the course's own
+environment (`make venv`).
 """
 from __future__ import annotations
 
@@ -23,18 +24,31 @@ from rnnkit.messages import LANGUAGES
 from rnnkit.compare import compare
 
 from ..assignments import ALL
-from ..coursedir import config
+from ..coursedir import config, term
+from ..coursedir.settings import Settings
 from ..grading.checks import mistaken_output, public_cases
 from ..grading.spec import Assignment
 
 KIT = config.REPO_ROOT / "kit"
 
 
-def public_half(spec: Assignment, overrides: dict | None = None) -> dict[str, Any]:
+def due_date(settings: Settings, assignment: str) -> dict[str, str] | None:
+    """The due date of `assignment` as the kit stores it, None where the course's TERM gives none:
+    `at`, ISO 8601 with its offset, in the course's `TIMEZONE`, and `zone`, that zone's name. The
+    due date is public (every student of the course has it); a student's extension is not, and
+    never goes in the kit (nor does anything else of TERM)."""
+    due = term.rules(settings, assignment).due
+    if due is None:
+        return None
+    return {"at": due.astimezone(term.zone(settings)).isoformat(), "zone": settings.TIMEZONE}
+
+
+def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, str] | None = None) -> dict[str, Any]:
     """What the student kit stores: per check its points (0 for a self-check), rules and book
     cases, each with the expected value and the catalogued mistakes' outputs on it (those that
     differ), and the function each mistake of a function the check calls replaces (`callees`);
-    and the points of each written answer (graded by hand; no rubric)."""
+    the points of each written answer (graded by hand; no rubric); and the due date (`due_date`),
+    where there is one."""
     checks = {}
     for check in spec.checks:
         cases = []
@@ -49,17 +63,20 @@ def public_half(spec: Assignment, overrides: dict | None = None) -> dict[str, An
         checks[check.name] = {"points": spec.points(check.name, overrides), "cases": cases,
                               "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
                               "callees": {entry.id: entry.function for entry in spec.for_check(check.name) if entry.function != check.name}}
-    return {"assignment": spec.name, "checks": checks,
+    half = {"assignment": spec.name, "checks": checks,
             "written": {answer.name: spec.points(answer.name, overrides) for answer in spec.written}}
+    if due is not None:
+        half["due"] = dict(due)
+    return half
 
 
 def public_files(root: str | Path = config.REPO_ROOT) -> dict[str, bytes]:
     """path in the kit's package -> contents, of the public data and the mistakes' sentences, for
-    the course at `root` (its POINTS)."""
-    overrides = config.load(root).POINTS
+    the course at `root` (its POINTS, and its TERM's due dates in its TIMEZONE)."""
+    settings = config.load(root)
     files = {}
     for name, spec in ALL.items():
-        files[f"public/{name}.json"] = codec.dumps(public_half(spec, overrides)) + b"\n"
+        files[f"public/{name}.json"] = codec.dumps(public_half(spec, settings.POINTS, due_date(settings, name))) + b"\n"
         for lang in LANGUAGES:
             says = {f"mistake.{entry.id}": entry.says[lang] for entry in spec.mistakes() if entry.says}
             files[f"messages/{name}.{lang}.json"] = json.dumps(says, ensure_ascii=False, indent=2).encode() + b"\n"

@@ -114,6 +114,23 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
         sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
         sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+    extend = command("extend", "extend one student's due date of an assignment, with a reason (or --revoke it)")
+    extend.add_argument("student", help="the student id")
+    extend.add_argument("assignment", help="the assignment")
+    when = extend.add_mutually_exclusive_group(required=True)
+    when.add_argument("--until", metavar="TIME", help='the new due date, "2027-03-08 23:59" in the course\'s TIMEZONE or with an offset')
+    when.add_argument("--revoke", action="store_true", help="end the extension in force")
+    extend.add_argument("--reason", required=True, help="why (kept in the grade history and shown in the feedback)")
+    regrade = command("regrade", "grade an assignment again after a fix: --preview what moves, apply with a --reason, or --revert")
+    regrade.add_argument("assignment", help="the assignment")
+    regrade.add_argument("--student", action="append", help="only this student (repeatable)")
+    regrade.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
+    how = regrade.add_mutually_exclusive_group(required=True)
+    how.add_argument("--preview", action="store_true", help="grade again in a scratch copy and print whose grades would move")
+    how.add_argument("--reason", help="grade again in the course and record why in the grade history")
+    how.add_argument("--revert", type=int, metavar="ENTRY", help="put back the grades as they were before history entry ENTRY")
+    shown_history = command("history", "the grade history: regrades, extensions and reverts, with what moved")
+    shown_history.add_argument("--student", action="append", help="only this student (repeatable)")
     export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
     export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
     export.add_argument("--student", action="append", help="only this student (repeatable)")
@@ -169,7 +186,7 @@ def _run(args, root: Path) -> int:
             raise SystemExit(str(error)) from None
     elif args.command == "report":
         data = classdata.load(root)
-        print(report.score_table(data.rows))
+        print(report.score_table(data))
         from ..intake.escape import shown
 
         for line in report.failed_lines(data):
@@ -181,4 +198,46 @@ def _run(args, root: Path) -> int:
         print(label("kit.hand_out", wheel=wheel.name))
     elif args.command == "demo":
         return _demo(args, root)
+    elif args.command in ("extend", "regrade", "history"):
+        return _term(args, root)
+    return 0
+
+
+def _term(args, root: Path) -> int:
+    """extend, regrade and history."""
+    from ..coursedir.ledger import Ledger
+    from ..intake.escape import shown
+    from ..term import extensions, history
+    from . import regrade
+
+    try:
+        if args.command == "extend":
+            moved = extensions.grant(root, args.student, args.assignment, None if args.revoke else args.until, args.reason)
+            print(label("cli.extension_revoked" if args.revoke else "cli.extension_granted", student=args.student,
+                        assignment=args.assignment, until=args.until or ""))
+            lines = regrade.lines(moved)
+        elif args.command == "regrade":
+            _names(argparse.Namespace(assignments=[args.assignment]), root)
+            if args.preview:
+                moved = regrade.preview(root, [args.assignment], args.student, args.workers)
+                print(label("cli.regrade_preview", count=len(moved)))
+                lines = regrade.lines(moved)
+            else:
+                entry = (regrade.revert(root, args.revert) if args.revert is not None
+                         else regrade.apply(root, [args.assignment], args.student, args.reason, args.workers))
+                print(label("cli.regrade_entry", entry=entry.id, action=entry.action, count=len(entry.changes)))
+                lines = regrade.lines(list(entry.changes))
+        else:
+            settings = config.load(root)
+            ledger = Ledger(config.database_url(root, settings), settings.COURSE_ID)
+            lines = []
+            for entry in history.entries(ledger):
+                moved = [c for c in entry.changes if not args.student or c.student in args.student]
+                if moved or not args.student:
+                    lines.append(f"#{entry.id} {entry.at:%Y-%m-%d %H:%M} UTC {entry.action} ({entry.grader}): {entry.reason}")
+                    lines += ["  " + line for line in regrade.lines(moved)]
+    except (ValueError, FileNotFoundError) as error:
+        raise SystemExit(shown(str(error))) from None
+    for line in lines:
+        print(shown(line))
     return 0

@@ -106,7 +106,22 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
             raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}")
         execute.record_figures(course.root, name)
         done.append(course.release(name))
+    due_dates(course.root, names)
     return done
+
+
+def due_dates(root: Path, names: list[str]) -> None:
+    """The due dates of course_config's TERM for the released assignments `names` into the gradebook,
+    where nbgrader and formgrader read them."""
+    from ..coursedir import penalties, term
+    from ..coursedir.gradebook import CourseGradebook
+
+    settings = config.load(root)
+    with CourseGradebook(config.database_url(root, settings), settings.COURSE_ID) as gradebook:
+        for name in names:
+            due = term.rules(settings, name).due
+            if due is not None:
+                gradebook.update_or_create_assignment(name, duedate=penalties.naive_utc(due))
 
 
 def isolation(unsandboxed: bool = False) -> str:

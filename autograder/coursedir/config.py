@@ -36,11 +36,14 @@ def checked(root: str | os.PathLike, known: Iterable[str] | None = None) -> Sett
     among the `known` ones (default: those with a folder, so that a command need not import every
     assignment to say so)."""
     settings = load(root)
+    from . import term  # (its zone database is read only here)
+
     there = sorted(known if known is not None else (path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py")))
     unknown = [name for name in settings.ASSIGNMENTS if name not in there]
     if unknown:
         raise SettingsError(f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
                             f"the assignments there are {there} (docs/adding-an-assignment.md)")
+    term.check(settings)
     return settings
 
 

@@ -20,7 +20,7 @@ from rnnkit.jail.limits import Limits
 from rnnkit.messages import LANGUAGES
 
 #: What `FEEDBACK_SHOWS_EXPECTED` may say (see `autograder.grading.reveal`).
-FEEDBACK_POLICIES = ("never", "after_due", "always")
+FEEDBACK_POLICIES = ("public", "never", "after_due", "always")
 
 
 class SettingsError(ValueError):
@@ -61,7 +61,16 @@ class Settings:
     HIDDEN_CASES: int = _setting(6, "Hidden cases drawn per check (besides the book's public cases).", int)
     FEEDBACK_SHOWS_EXPECTED: str = _setting("after_due", "After grading, the feedback shows the inputs of a check's first "
                                             "failed hidden case and the student's value; its expected value \"never\", "
-                                            "\"after_due\" (nbgrader's due date) or \"always\".", str, FEEDBACK_POLICIES)
+                                            "\"after_due\" (the student's due date) or \"always\"; \"public\" shows the "
+                                            "book's cases only (TERM may set it per assignment).", str, FEEDBACK_POLICIES)
+    TIMEZONE: str = _setting("UTC", "Time zone of the due dates and extensions (an IANA name such as \"Europe/Berlin\"); a "
+                                    "day late is a calendar day of it.", str)
+    TERM: dict = _setting({}, "The term's rules per assignment: {assignment: {\"due\": \"2027-03-01 23:59\", "
+                              "\"grace_minutes\": 15, \"late\": {\"per_day\": 0.1, \"cap\": 0.5, \"late_days\": False}, "
+                              "\"attempts\": 3, \"counts\": \"last\" or \"best\", \"feedback\": \"public\", \"never\", "
+                              "\"after_due\" or \"always\"}} (docs/term.md).", dict)
+    LATE_DAYS: int = _setting(0, "Late days each student may spend over the term where an assignment's late policy says "
+                                 "\"late_days\": True.", int)
     WORKERS: int = _setting(2, "Parallel autograde workers on this machine.", int)
     DATABASE_URL: str = _setting("sqlite:///gradebook.db", "Gradebook database; relative SQLite paths are resolved "
                                                            "against the course root.", str)

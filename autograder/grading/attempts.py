@@ -1,10 +1,11 @@
 """Whose hidden cases are drawn: the course secret, the student and the attempt.
 
 A hidden case is drawn from a seed that is an HMAC, under the course secret, of the assignment, the
-check, the student and the attempt. The attempt is nbgrader's submission timestamp together with a
-digest of the cells the student handed in, so a regrade of one submission draws the same cases, a
-new submission draws new ones (a forged timestamp included: the cells differ, or the answer does),
-and nobody without the secret can compute a student's cases, not even from the instructor package.
+check, the student and the attempt. The attempt is the ledger's (`autograder.coursedir.ledger`): its
+number and the digest of every byte handed in, so a regrade of one submission draws the same cases,
+and any change to what is handed in (a cell, the notebook's metadata, a carried file) draws new ones;
+nothing the student writes names the attempt. Nobody without the secret can compute a student's
+cases, not even from the instructor package.
 
 The secret is `course_secret` in the course root: created by the first release, never committed
 (`.gitignore`), never in the kit, never in a runner's view.
@@ -18,7 +19,6 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 
 #: The file of the course secret, in the course root.
 SECRET_FILE = "course_secret"
@@ -54,27 +54,17 @@ def read_secret(root: str | os.PathLike) -> bytes:
     return value
 
 
-def cells_digest(nb: nbformat.NotebookNode) -> str:
-    """A digest of what the student wrote: the type and source of every cell, in order (outputs,
-    metadata and execution counts left out, so running the notebook again changes nothing)."""
-    digest = hashlib.sha256()
-    for cell in nb.cells:
-        source = cell.source if isinstance(cell.source, str) else "".join(cell.source)
-        digest.update(f"{cell.cell_type}\x1e{source}\x1d".encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
-
-
 @dataclass(frozen=True)
 class Attempt:
-    """One graded attempt: the course secret, the student, and what marks the attempt (nbgrader's
-    submission timestamp as ISO text, "" when none, and `cells_digest` of the submission)."""
+    """One graded attempt: the course secret, the student, and the ledger's attempt `number` and
+    `digest` of the whole hand-in (`autograder.coursedir.ledger.Receipt`)."""
 
     secret: bytes = field(repr=False)
     student: str
-    submitted: str = ""
+    number: int = 1
     digest: str = ""
 
     def seed(self, assignment: str, check: str) -> int:
         """The 64-bit seed of this attempt's hidden cases of one check."""
-        message = "\x1f".join((assignment, check, self.student, self.submitted, self.digest)).encode("utf-8", "surrogatepass")
+        message = "\x1f".join((assignment, check, self.student, str(self.number), self.digest)).encode("utf-8", "surrogatepass")
         return int.from_bytes(hmac.new(self.secret, message, hashlib.sha256).digest()[:8], "big")

@@ -25,16 +25,20 @@ from rnnkit import messages
 from rnnkit.selfcheck import SummaryItem, summary_lines
 
 from ..assignments import get
-from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.ledger import Ledger
 from ..coursedir.layout import Course
 from ..coursedir.settings import Settings
 from ..sandbox.session import Session
 from ..sandbox.zygote import zygote_channel
 from . import figures
-from .attempts import Attempt, cells_digest, read_secret
+from .attempts import Attempt, read_secret
 from .checks import grade
 from .result import RESULT_KEY, GradeResult
 from .spec import SUMMARY
+
+
+class NoReceipt(RuntimeError):
+    """A submission graded without a ledger receipt of its bytes: its attempt cannot be named."""
 
 
 class SandboxUnavailable(RuntimeError):
@@ -66,7 +70,7 @@ class TrustedExecute(NbGraderPreprocessor):
         attempt = self._attempt(nb, resources)
         checks = _graded(spec)
         self.log.info("sandbox: %s", isolation_in_force(zygote_channel().isolation, self.unsandboxed))
-        folder = Path(resources["metadata"]["path"])
+        folder = Course(Path(self.course_root)).source(spec.name)  # the data files, never what was handed in
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
         known = figures.load(self.course_root, spec.name) if self.course_root else None
         with Session(folder, self.settings.limits, messages.language(), known) as session:
@@ -89,12 +93,16 @@ class TrustedExecute(NbGraderPreprocessor):
         return nb, resources
 
     def _attempt(self, nb: nbformat.NotebookNode, resources: dict) -> Attempt:
-        """This submission's attempt: the course secret, the student, nbgrader's submission timestamp
-        (from the gradebook, which autograde has just updated) and the digest of the cells handed in."""
+        """This submission's attempt: the course secret, the student, and the ledger's receipt of the
+        bytes in submitted/ (recorded by admission before grading: `autograder.coursedir.ledger`)."""
         about = resources["nbgrader"]
-        with CourseGradebook(about["db_url"], self.settings.COURSE_ID) as gradebook:
-            timestamp = gradebook.find_submission(about["assignment"], about["student"]).timestamp
-        return Attempt(read_secret(self.course_root), about["student"], timestamp.isoformat() if timestamp else "", cells_digest(nb))
+        course = Course(Path(self.course_root))
+        receipt = Ledger(about["db_url"], self.settings.COURSE_ID).current(
+            about["assignment"], about["student"], course.submitted(about["student"], about["assignment"]))
+        if receipt is None:
+            raise NoReceipt(f"{about['assignment']} of {about['student']} has no receipt in the ledger: "
+                            "grade it with `python -m autograder autograde` or `nbgrader autograde`")
+        return Attempt(read_secret(self.course_root), about["student"], receipt.attempt, receipt.digest)
 
     def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, SummaryItem]) -> list:
         name = cell.metadata["nbgrader"]["grade_id"]

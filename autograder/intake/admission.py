@@ -19,7 +19,6 @@ escape its control characters (`autograder.intake.escape.ShownRecord`).
 """
 from __future__ import annotations
 
-import io
 import logging
 import os
 import re
@@ -35,17 +34,18 @@ import nbformat
 from nbformat.reader import NotJSONError
 from nbgrader import utils
 from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError, ValidationError
-from nbgrader.api import MissingEntry
+from nbgrader.api import MissingEntry, Student
 from nbgrader.converters import Autograde, BaseConverter, NbGraderException
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..coursedir import config, term
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.layout import FailedAttempt, failed_attempt_record
+from ..coursedir.ledger import CARRIED, Ledger, changed_at, claimed_time
+from ..coursedir.penalties import naive_utc
 from ..grading.attempts import NoSecret, read_secret
 from .escape import ShownRecord, quoted, shown
 
-#: The files besides the notebook that nbgrader's own steps read from a submission.
-CARRIED = ("timestamp.txt", "submission_secret.txt")
 #: Entries (files and folders) a submission folder may hold, and how deep its folders may go.
 MAX_ENTRIES = 2000
 MAX_DEPTH = 32
@@ -279,36 +279,33 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
     # nbgrader's `Autograde.init_assignment` (0.9.6), step by step, in one gradebook session
 
     def _record_submission(self, gb: CourseGradebook, assignment_id: str, student_id: str) -> None:
-        """The student (created if allowed), the assignment, and the submission with its timestamp."""
+        """The student (created if allowed), the assignment, the hand-in's receipt in the ledger (the
+        grader's time and attempt: `autograder.coursedir.ledger`; the attempts the term allows), and
+        the submission with the receipt's time."""
+        created = False
         if self.create_student:
+            created = not gb.db.query(Student).filter(Student.id == student_id).count()
             self.log.info("Creating/updating student with ID '%s': %s", student_id, {})
             gb.update_or_create_student(student_id)
         else:
             self._known(gb.find_student, "student", student_id)
         self._known(gb.find_assignment, "assignment", assignment_id)
-        timestamp = self._submitted_at(assignment_id, student_id)
-        if timestamp:
-            submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
-            self.log.info("%s submitted at %s", submission, timestamp)
-            if submission.total_seconds_late > 0:
-                self.log.warning("%s is %s seconds late", submission, submission.total_seconds_late)
-        else:
-            gb.update_or_create_submission(assignment_id, student_id)
-
-    def _submitted_at(self, assignment_id: str, student_id: str):
-        """The time of the submission's timestamp.txt as nbgrader reads it (`CourseDirectory.get_existing_timestamp`),
-        None where there is none, or where it is not a time (logged: nbgrader would stop the submission)."""
-        path = Path(self._format_source(assignment_id, student_id)) / "timestamp.txt"
-        try:
-            with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) if path.is_file() else io.BytesIO() as file:
-                text = file.read(MAX_TIMESTAMP_BYTES + 1).decode("utf-8").strip()
-            if len(text) > MAX_TIMESTAMP_BYTES:
-                raise ValueError(f"longer than {MAX_TIMESTAMP_BYTES} bytes")
-            return utils.parse_utc(text) if text else None
-        except (ValueError, OverflowError) as error:
-            self.log.warning("%s of %s: its timestamp.txt is not a time (%s); graded with no submission time",
-                             assignment_id, student_id, _cause(error))
-            return None
+        folder = Path(self._format_source(assignment_id, student_id))
+        ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
+        if created:
+            ledger.created_by_grading(student_id)
+        receipt = ledger.receive(assignment_id, student_id, folder, source="submitted", received=changed_at(folder),
+                                 claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES))
+        allowed = term.rules(config.load(self.coursedir.root), assignment_id).attempts
+        if allowed is not None and receipt.attempt > allowed:
+            raise Refused([f"it is attempt {receipt.attempt}, and only {allowed} count for {assignment_id} "
+                           "(the grade of the last one that counts stands)"])
+        timestamp = naive_utc(ledger.first_received(receipt))
+        submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
+        self.log.info("%s received at %s (attempt %d, %s)", submission, timestamp, receipt.attempt, receipt.source)
+        if receipt.claimed:
+            self.log.warning("%s of %s: its hand-in claims the time %r; the course received it at %s UTC (the claim is kept "
+                             "in the ledger, the time is the course's)", assignment_id, student_id, receipt.claimed, timestamp)
 
     def _known(self, find, kind: str, entry_id: str) -> None:
         """nbgrader's error when the gradebook has no `kind` `entry_id`."""

@@ -3,8 +3,9 @@
 Each class is nbgrader's preprocessor of the same name with only its `preprocess` restated, so that
 the gradebook it opens is the process's `CourseGradebook` (one engine, its compiled queries kept,
 a notebook's cells and grades read once) instead of a new `nbgrader.api.Gradebook`. The per-cell
-logic is nbgrader's own. `autograder.pipeline` puts them in place of nbgrader's in both autograde
-passes.
+logic is nbgrader's own, but for two course rules: a regrade keeps a TA's grades (`SaveAutoGrades`),
+and the late penalty is the term's, from the ledger (`AssignLatePenalties`, in place of nbgrader's
+plugin). `autograder.pipeline` puts them in place of nbgrader's in both autograde passes.
 """
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ import json
 
 from nbgrader import preprocessors, utils
 from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Instance
 
+from ..coursedir import penalties
 from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.ledger import Ledger
+from ..coursedir.settings import Settings
 
 
 class OverwriteKernelspec(preprocessors.OverwriteKernelspec):
@@ -50,13 +55,19 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
     """nbgrader's recording of the autograder's scores and "No response." comments, on a
     `CourseGradebook` (its per-cell `find_grade` and `find_comment` answered from one read of the
     submission's grades and comments), committed once for the notebook instead of once per cell
-    (nbgrader's commit after every grade and comment also expired, and so re-read, every row)."""
+    (nbgrader's commit after every grade and comment also expired, and so re-read, every row).
+    A regrade of an attempt already graded keeps a TA's manual grades as the TA left them."""
+
+    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py).").tag(config=True)
 
     def preprocess(self, nb, resources):
         self.notebook_id = resources["nbgrader"]["notebook"]
         self.assignment_id = resources["nbgrader"]["assignment"]
         self.student_id = resources["nbgrader"]["student"]
         self.db_url = resources["nbgrader"]["db_url"]
+        ledger = Ledger(self.db_url, self.settings.COURSE_ID)
+        receipts = ledger.receipts(self.assignment_id, self.student_id)
+        self.regrade = bool(receipts) and receipts[-1].attempt in ledger.scores(self.assignment_id, self.student_id)
         with CourseGradebook(self.db_url) as self.gradebook:
             nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)
             self.gradebook.db.commit()
@@ -64,10 +75,12 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
 
     def _add_score(self, cell, resources) -> None:
         """nbgrader's, without its commit: the auto score, and whether the grade needs a human look
-        (it had a manual score, or the autograder gave none)."""
+        (the autograder gave none, or it had a manual score - unless this is a regrade of the attempt
+        a TA graded, whose score, comment and "graded" state stand)."""
         grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
         grade.auto_score, _ = utils.determine_grade(cell, self.log)
-        grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+        if not (self.regrade and grade.manual_score is not None):
+            grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
 
     def _add_comment(self, cell, resources) -> None:
         """nbgrader's, without its commit: "No response." for an unchanged solution cell."""
@@ -78,26 +91,27 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
             comment.auto_comment = None
 
 
-class AssignLatePenalties(preprocessors.AssignLatePenalties):
-    """nbgrader's late penalty of the submitted notebook, on a `CourseGradebook`."""
+class AssignLatePenalties(NbGraderPreprocessor):
+    """The late penalty of the course's term rules in place of nbgrader's plugin: from the ledger's
+    receipt time, the student's extension and late days (`autograder.coursedir.penalties`), never
+    from a time the student wrote; and the attempt's scores kept for a rule that counts the best."""
+
+    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the term's rules.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        self.notebook_id = resources["nbgrader"]["notebook"]
-        self.assignment_id = resources["nbgrader"]["assignment"]
-        self.student_id = resources["nbgrader"]["student"]
-        self.db_url = resources["nbgrader"]["db_url"]
-        self.init_plugin()
-        with CourseGradebook(self.db_url) as self.gradebook:
-            assignment = self.gradebook.find_submission(self.assignment_id, self.student_id)
-            notebook = self.gradebook.find_submission_notebook(self.notebook_id, self.assignment_id, self.student_id)
-            notebook.late_submission_penalty = None  # reset to None (zero)
-            if assignment.total_seconds_late > 0:
-                self.log.warning("{} is {} seconds late".format(assignment, assignment.total_seconds_late))
-                late_penalty = self.plugin_inst.late_submission_penalty(self.student_id, notebook.score, assignment.total_seconds_late)
-                self.log.warning("Late submission penalty: {}".format(late_penalty))
-                if late_penalty is not None:
-                    notebook.late_submission_penalty = self._check_late_penalty(notebook, late_penalty)
-            self.gradebook.db.commit()
+        info = resources["nbgrader"]
+        assignment, student = info["assignment"], info["student"]
+        ledger = Ledger(info["db_url"], self.settings.COURSE_ID)
+        receipt = ledger.receipts(assignment, student)[-1]  # admission has just recorded the bytes it grades
+        with CourseGradebook(info["db_url"]) as gb:
+            submission = gb.find_submission(assignment, student)
+            ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, 0.0)
+            penalties.write(gb, ledger, self.settings, student)
+            gb.db.commit()
+            penalty = submission.late_submission_penalty
+            if penalty:
+                self.log.warning("%s is %s seconds late: late penalty %s", submission, submission.total_seconds_late, penalty)
+            ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, penalty)
         return nb, resources
 
 

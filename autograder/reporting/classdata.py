@@ -1,8 +1,11 @@
 """The class as graded: per student and graded cell the score and the misconceptions the grader
-named (`Row`), with the roster, the submissions and the assignments' questions (`ClassData`).
+named (`Row`), with the roster, what became of each hand-in (`Submission`: its state, the grade
+that counts, lateness) and the assignments' questions (`ClassData`).
 
 Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
-submissions and scores, the result the grader stores with each grade cell
+submissions and scores, the course's submission ledger (`autograder.coursedir.ledger`: receipts,
+attempts and the scores of earlier attempts) with the term's rules (`autograder.coursedir.term`),
+the folders in submitted/, the result the grader stores with each grade cell
 (`autograder.grading.result.GradeResult`) for the misconceptions it named, and the record of a
 submission's failed autograde (`autograder.coursedir.layout.FailedAttempt`). Printed feedback and
 logs are never parsed.
@@ -23,6 +26,10 @@ from ..grading.result import CaseOutcome, GradeResult
 
 #: Scores within this of full marks (or of zero) count as full marks (or zero).
 EPS = 1e-9
+
+#: What became of a student's assignment (`ClassData.state`); the values the grade sheets write.
+NOT_SUBMITTED, RECEIVED, GRADED, REFUSED = "not_submitted", "received", "graded", "refused"
+STATES = (NOT_SUBMITTED, RECEIVED, GRADED, REFUSED)
 
 
 @dataclass
@@ -64,7 +71,13 @@ class Student:
 
 @dataclass(frozen=True)
 class Submission:
-    """One student's graded submission of one assignment (nbgrader's SubmittedAssignment)."""
+    """What became of one student's hand-in of one assignment: the gradebook's submission
+    (nbgrader's SubmittedAssignment), or a hand-in received and not graded yet.
+
+    `raw_score` and `penalty` are those of the attempt whose grade counts (`attempt`): with the term's
+    "counts": "last" the gradebook's (the attempt graded last, a TA's scores included), with "best"
+    the attempt of the best final grade among those graded (the ledger's record of earlier attempts,
+    the gradebook's live values for the one it holds)."""
 
     student: str
     assignment: str
@@ -74,16 +87,45 @@ class Submission:
     timestamp: str = ""
     #: why the last autograde of it failed (the grades are then an earlier attempt's, or none), else ""
     failed: str = ""
+    #: GRADED; REFUSED (admission refused the last hand-in: `failed` says why); RECEIVED (handed in,
+    #: nothing graded yet)
+    state: str = GRADED
+    #: the attempt whose grade counts (the ledger's numbering; the latest received where none is
+    #: graded), None without a receipt in the ledger
+    attempt: int | None = None
+    #: attempts received (distinct hand-ins)
+    attempts: int = 0
+    #: calendar days late of the attempt that counts (`autograder.coursedir.term`), and of them the
+    #: days the student's late-day budget covered
+    days_late: int = 0
+    late_days_used: int = 0
+    #: which attempt's grade counts (the term's "counts")
+    counts: str = "last"
+    #: a newer attempt received and not graded yet (no failure recorded), else None
+    pending: int | None = None
+    #: whether any of it is graded (by the autograder or a TA): a grade to count
+    graded: bool = True
 
     @property
     def score(self) -> float:
-        """The score after the late penalty, as nbgrader's export computes it."""
+        """The final grade: the raw score after the late penalty, as nbgrader's export computes it."""
         return max(0.0, self.raw_score - self.penalty)
+
+    @property
+    def final(self) -> float:
+        """The final grade (`score`)."""
+        return self.score
+
+    @property
+    def late(self) -> bool:
+        """Graded, and handed in after its due date (or with a late penalty)."""
+        return self.graded and (self.days_late > 0 or self.penalty > EPS)
 
 
 @dataclass
 class ClassData:
-    """The class as the gradebook and the graded notebooks hold it."""
+    """The class as the gradebook, the ledger and the graded notebooks hold it: `submissions` has an
+    entry for every hand-in (graded, refused or received); a student with none is not submitted."""
 
     course_id: str
     assignments: list[str]
@@ -97,15 +139,38 @@ class ClassData:
     def submitted(self, assignment: str, student: str) -> bool:
         return (assignment, student) in self.submissions
 
+    def state(self, assignment: str, student: str) -> str:
+        """NOT_SUBMITTED, RECEIVED, GRADED or REFUSED."""
+        sub = self.submissions.get((assignment, student))
+        return sub.state if sub else NOT_SUBMITTED
+
     def missing(self, assignment: str) -> list[str]:
-        """Students of the gradebook with no graded submission of `assignment`."""
+        """Students of the roster who handed nothing of `assignment` in."""
         return [s.id for s in self.students if (assignment, s.id) not in self.submissions]
+
+    def in_state(self, assignment: str, state: str) -> list[Submission]:
+        """The submissions of `assignment` in `state`, by student."""
+        return [sub for (a, _), sub in sorted(self.submissions.items()) if a == assignment and sub.state == state]
+
+    def graded(self, assignment: str) -> list[Submission]:
+        """The submissions of `assignment` with a grade that counts (graded, or refused with an
+        earlier attempt's grade), by student."""
+        return [sub for (a, _), sub in sorted(self.submissions.items()) if a == assignment and sub.graded]
 
     def rows_of(self, assignment: str) -> list[Row]:
         return [row for row in self.rows if row.assignment == assignment]
 
+    def graded_rows_of(self, assignment: str) -> list[Row]:
+        """The cells of `assignment`'s submissions that have a grade (those of a hand-in refused or
+        not graded yet left out)."""
+        def counted(row: Row) -> bool:
+            sub = self.submissions.get((assignment, row.student))
+            return sub is None or sub.graded
+        return [row for row in self.rows_of(assignment) if counted(row)]
+
     def total(self, student: str) -> float:
-        return sum(sub.score for (a, s), sub in self.submissions.items() if s == student)
+        """The sum of the student's final grades (nothing graded counts 0)."""
+        return sum(sub.score for (a, s), sub in self.submissions.items() if s == student and sub.graded)
 
     @property
     def max_total(self) -> float:
@@ -158,7 +223,10 @@ def _text(value) -> str:
 
 
 def load(root: Path, students: list[str] | None = None) -> ClassData:
-    """The class from the gradebook of course root `root`, with the misconceptions the grader named.
+    """The class from the gradebook and the submission ledger of course root `root`, with the
+    misconceptions the grader named and what became of every hand-in (`Submission.state`: a folder
+    in submitted/ or a receipt in the ledger with nothing graded yet is RECEIVED, its student on the
+    roster even where the gradebook does not know them yet).
 
     Assignments come in course_config.py order (then any other the gradebook knows); students,
     submissions and graded cells are sorted. `students` limits the data to those student ids."""
@@ -167,8 +235,10 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
     course = Course(Path(root))
     settings = config.load(course.root)
     wanted = set(students) if students else None
+    db_url = config.database_url(course.root, settings)
     data = ClassData(settings.COURSE_ID, [], {}, {}, {}, [], {}, [])
-    with Gradebook(config.database_url(course.root, settings)) as gradebook:
+    found: dict[tuple[str, str], tuple[float, float, str, bool]] = {}
+    with Gradebook(db_url) as gradebook:
         known = {assignment.name: assignment for assignment in gradebook.assignments}
         data.assignments = [a for a in settings.ASSIGNMENTS if a in known] + sorted(set(known) - set(settings.ASSIGNMENTS))
         data.students = _roster(gradebook, wanted)
@@ -177,9 +247,14 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
             data.max_scores[name] = float(assignment.max_score or 0.0)
             data.duedates[name] = _text(assignment.duedate)
             data.questions[name] = _questions(course, assignment)
-            data.submissions.update(_submissions(gradebook, course, assignment, wanted))
-            for student, grades in sorted(_grades(gradebook, assignment, wanted).items()):
-                data.rows += _rows(course, name, student, grades, [g for g, _ in data.questions[name]])
+            grades = _grades(gradebook, assignment, wanted)
+            for student, (raw, penalty, timestamp) in _submissions(gradebook, assignment, wanted).items():
+                found[(name, student)] = (raw, penalty, timestamp, any(entry[5] for entry in grades.get(student, [])))
+            for student, entries in sorted(grades.items()):
+                data.rows += _rows(course, name, student, entries, [g for g, _ in data.questions[name]])
+    data.submissions = _standing(course, settings, db_url, data, found, wanted)
+    roster = {s.id for s in data.students}
+    data.students = sorted(data.students + [Student(s) for s in {s for (_, s) in data.submissions} - roster], key=lambda s: s.id)
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
     return data
 
@@ -197,17 +272,15 @@ def _questions(course: Course, assignment) -> list[tuple[str, float]]:
     return [(g, cells[g]) for g in ordered + [g for g in cells if g not in ordered]]
 
 
-def _submissions(gradebook, course: Course, assignment, wanted: set[str] | None) -> dict[tuple[str, str], Submission]:
-    """(assignment, student) -> the gradebook's submission of `assignment` (of the `wanted` students),
-    with why its last autograde failed where it did (`layout.FailedAttempt`)."""
+def _submissions(gradebook, assignment, wanted: set[str] | None) -> dict[str, tuple[float, float, str]]:
+    """student -> (raw score, late penalty, timestamp) of the gradebook's submission of `assignment`
+    (of the `wanted` students)."""
     from nbgrader.api import SubmittedAssignment
 
-    name, maximum = assignment.name, float(assignment.max_score or 0.0)
     found = (gradebook.db.query(SubmittedAssignment.student_id, SubmittedAssignment.score,
                                 SubmittedAssignment.late_submission_penalty, SubmittedAssignment.timestamp)
              .filter(SubmittedAssignment.assignment_id == assignment.id).all())
-    return {(name, student): Submission(student, name, float(score or 0.0), float(penalty or 0.0), maximum, _text(timestamp),
-                                        _failed(course, student, name))
+    return {student: (float(score or 0.0), float(penalty or 0.0), _text(timestamp))
             for student, score, penalty, timestamp in found if wanted is None or student in wanted}
 
 
@@ -217,26 +290,102 @@ def _failed(course: Course, student: str, assignment: str) -> str:
     return failure.reason if failure else ""
 
 
-def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[tuple[str, str, float, float, bool]]]:
-    """student -> (notebook, grade id, score, max score, needs manual grade) of each of the gradebook's
-    grades of `assignment` (of the `wanted` students)."""
+def _failures(course: Course, assignment: str, wanted: set[str] | None) -> dict[str, FailedAttempt]:
+    """student -> the record of the failed last autograde of `assignment` (`layout.FailedAttempt`)."""
+    base = course.root / "autograded"
+    found = {}
+    for path in sorted(base.glob(f"*/.{assignment}.failed.json")) if base.is_dir() else ():
+        student = path.parent.name
+        failure = FailedAttempt.read(course.failed_attempt(student, assignment)) if wanted is None or student in wanted else None
+        if failure is not None:
+            found[student] = failure
+    return found
+
+
+def _standing(course: Course, settings, db_url: str, data: ClassData, found: dict[tuple[str, str], tuple[float, float, str, bool]],
+              wanted: set[str] | None) -> dict[tuple[str, str], Submission]:
+    """(assignment, student) -> what became of every hand-in of the `wanted` students: the gradebook's
+    submissions (`found`: raw score, penalty, timestamp, whether any grade is given), the ledger's
+    receipts and recorded scores, the folders in submitted/ and the records of failed autogrades;
+    the grade that counts by the term's rules, and its lateness."""
+    from ..coursedir import penalties, term
+    from ..coursedir.ledger import Ledger
+
+    ledger = Ledger(db_url, settings.COURSE_ID)
+    receipts = defaultdict(list)
+    for receipt in ledger.receipts():
+        if receipt.assignment in data.max_scores and (wanted is None or receipt.student in wanted):
+            receipts[(receipt.assignment, receipt.student)].append(receipt)
+    extensions = ledger.extensions()
+    folders = {(a, s) for a in data.assignments for s in course.students(a) if wanted is None or s in wanted}
+    failures = {(a, s): failure for a in data.assignments for s, failure in _failures(course, a, wanted).items()}
+    terms = {a: term.rules(settings, a) for a in data.assignments}
+    assessed: dict[str, tuple] = {}
+    standing = {}
+    for key in sorted(set(found) | set(receipts) | folders | set(failures)):
+        assignment, student = key
+        rules = terms[assignment]
+        mine = receipts.get(key, [])
+        scores = ledger.scores(assignment, student) if mine else {}
+        latest = mine[-1] if mine else None
+        current = next((r.attempt for r in reversed(mine) if r.attempt in scores), None)  # the attempt the gradebook holds
+        raw, penalty, timestamp, marked = found.get(key, (0.0, 0.0, "", False))
+        graded = key in found and (marked or current is not None)
+        failure = failures.get(key)
+        state = REFUSED if failure is not None and failure.refused else GRADED if graded else RECEIVED
+        attempt, days, used = current, 0, 0
+        if graded:
+            candidates = {n: (r, p) for n, (r, _, p) in scores.items()}
+            if current is not None:
+                candidates[current] = (raw, penalty)  # the gradebook's live values: a TA's scores included
+            if rules.counts == "best" and candidates:
+                attempt = max(candidates, key=lambda n: (max(0.0, candidates[n][0] - candidates[n][1]), n == current, n))
+                raw, penalty = candidates[attempt]
+        else:
+            raw = penalty = 0.0
+            attempt = latest.attempt if latest else None
+        if attempt is not None:
+            receipt = [r for r in mine if r.attempt == attempt][-1]
+            extension = extensions.get(key)
+            until = extension.until if extension else None
+            if graded:
+                days = rules.days_late(penalties.handed_in_at(mine, receipt, rules, until), until)
+                if student not in assessed:
+                    assessed[student] = (penalties.graded_receipts(ledger, student), penalties.lateness(settings, ledger, student))
+                chosen, lateness = assessed[student]
+                if assignment in lateness and chosen[assignment].attempt == attempt:
+                    days, used = lateness[assignment].days, lateness[assignment].budget_days
+            if attempt != current or not timestamp:
+                timestamp = _text(penalties.naive_utc(min(r.received for r in mine if r.digest == receipt.digest)))
+        pending = latest.attempt if graded and latest is not None and latest.attempt not in scores and failure is None else None
+        standing[key] = Submission(student, assignment, raw, penalty, data.max_scores[assignment], timestamp,
+                                   failure.reason if failure else "", state, attempt, max((r.attempt for r in mine), default=0),
+                                   days, used, rules.counts, pending, graded)
+    return standing
+
+
+def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[tuple[str, str, float, float, bool, bool]]]:
+    """student -> (notebook, grade id, score, max score, needs manual grade, given) of each of the
+    gradebook's grades of `assignment` (of the `wanted` students); `given`: the autograder or a TA
+    gave it a score."""
     from nbgrader.api import BaseCell, Grade, Notebook, SubmittedAssignment, SubmittedNotebook
 
     grades = defaultdict(list)
-    for student, notebook, grade_id, score, maximum, manual in (
+    for student, notebook, grade_id, score, maximum, manual, auto_score, manual_score in (
             gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
-                               Grade.needs_manual_grade)
+                               Grade.needs_manual_grade, Grade.auto_score, Grade.manual_score)
             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
             .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
             .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
             .join(BaseCell, Grade.cell_id == BaseCell.id)
             .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
         if wanted is None or student in wanted:
-            grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0), bool(manual)))
+            grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0), bool(manual),
+                                    auto_score is not None or manual_score is not None))
     return grades
 
 
-def _rows(course: Course, assignment: str, student: str, grades: list[tuple[str, str, float, float, bool]],
+def _rows(course: Course, assignment: str, student: str, grades: list[tuple[str, str, float, float, bool, bool]],
           order: list[str]) -> list[Row]:
     """One student's graded cells of `assignment` (`grades` as `_grades` gives them), with the result
     the grader stored in each graded notebook, in the `order` of grade ids."""
@@ -245,7 +394,7 @@ def _rows(course: Course, assignment: str, student: str, grades: list[tuple[str,
         path = course.autograded(student, assignment) / f"{notebook}.ipynb"
         results[notebook] = results_in(path) if path.is_file() else {}
     rows = []
-    for notebook, grade_id, score, maximum, manual in grades:
+    for notebook, grade_id, score, maximum, manual, _ in grades:
         result = results[notebook].get(grade_id) or GradeResult(grade_id, score, maximum)
         rows.append(Row(student, assignment, grade_id, score, maximum, list(result.misconceptions), list(result.cases),
                         manual, result.not_started))

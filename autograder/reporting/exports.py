@@ -1,5 +1,7 @@
 """The grade sheets: grades.csv, scores.csv, canvas.csv, questions.csv and question_stats.csv
-(see docs/grade-sheets.md), from the gradebook and the results of the autograded notebooks."""
+(see docs/grade-sheets.md), from the gradebook, the submission ledger and the results of the
+autograded notebooks: each student's state per assignment, raw score, late penalty and final grade
+(`autograder.reporting.classdata`)."""
 from __future__ import annotations
 
 import csv
@@ -68,13 +70,16 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     """Write the grade sheets to `out` (default exports/), from the gradebook and the structured
     results of the autograded notebooks; `students` limits them to those student ids.
 
-    grades.csv: nbgrader's export columns plus `submitted`, one row per assignment and student,
-    sorted, scores to 2 decimals. scores.csv: one row per student, a column per assignment, the
-    total. canvas.csv: a Canvas gradebook import. questions.csv: one row per graded cell.
+    grades.csv: nbgrader's export columns plus `submitted`, the state, the attempt that counts and
+    its lateness, the final grade and why the last hand-in was refused or not graded; one row per
+    assignment and student, sorted, scores to 2 decimals. scores.csv: one row per student, the final
+    grade per assignment, the total, the assignments in each state, each assignment's raw score and
+    late penalty. canvas.csv: a Canvas gradebook import of the final grades. questions.csv: one row
+    per graded cell.
     question_stats.csv: one row per graded cell across the class. Headers are in the course
     language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes; values
-    (ids, numbers, yes/no) are the same in every language."""
-    from .classdata import load
+    (ids, numbers, yes/no, states) are the same in every language."""
+    from .classdata import RECEIVED, REFUSED, load
     from .stats import question_stats
 
     course = Course(Path(root))
@@ -86,36 +91,49 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     out = Path(out or course.exports)
     out.mkdir(parents=True, exist_ok=True)
 
+    def graded(assignment: str, student: str):
+        """The student's submission of `assignment` where it has a grade, else None."""
+        sub = data.submissions.get((assignment, student))
+        return sub if sub is not None and sub.graded else None
+
     def long_rows():
         for assignment in data.assignments:
             for student in data.students:
                 sub = data.submissions.get((assignment, student.id))
-                scores = (sub.raw_score, sub.penalty, sub.score) if sub else (0.0, 0.0, 0.0)
+                scores = (sub.raw_score, sub.penalty, sub.score) if sub and sub.graded else (0.0, 0.0, 0.0)
                 yield [assignment, data.duedates[assignment], sub.timestamp if sub else "", student.id, student.last_name,
-                       student.first_name, student.email, "yes" if sub else "no", *map(_points, scores),
-                       _points(data.max_scores[assignment])]
+                       student.first_name, student.email, "yes" if sub else "no", data.state(assignment, student.id),
+                       sub.attempt if sub and sub.attempt is not None else "", sub.attempts if sub else 0,
+                       sub.days_late if sub else 0, sub.late_days_used if sub else 0, *map(_points, scores),
+                       _points(data.max_scores[assignment]), sub.failed if sub else ""]
 
     grades = _write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
-                                                     "email", "submitted", "raw_score", "late_submission_penalty", "score",
-                                                     "max_score"), long_rows())
+                                                     "email", "submitted", "state", "attempt", "attempts", "days_late",
+                                                     "late_days_used", "raw_score", "late_submission_penalty", "final_score",
+                                                     "max_score", "reason"), long_rows())
 
     def wide_rows():
         for student in data.students:
-            cells = [_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
-                     for a in data.assignments]
-            missing = [a for a in data.assignments if (a, student.id) not in data.submissions]
-            yield [student.id, student.last_name, student.first_name, student.email, *cells,
-                   _points(data.total(student.id)), _points(data.max_total), " ".join(missing)]
+            subs = [graded(a, student.id) for a in data.assignments]
+            in_state = {state: [a for a in data.assignments if data.state(a, student.id) == state] for state in (RECEIVED, REFUSED)}
+            yield [student.id, student.last_name, student.first_name, student.email,
+                   *(_points(sub.score) if sub else "" for sub in subs),
+                   _points(data.total(student.id)), _points(data.max_total), " ".join(a for a in data.assignments if not data.submitted(a, student.id)),
+                   " ".join(in_state[RECEIVED]), " ".join(in_state[REFUSED]),
+                   " ".join(a for a, sub in zip(data.assignments, subs) if sub and sub.late),
+                   *(_points(sub.raw_score) if sub else "" for sub in subs), *(_points(sub.penalty) if sub else "" for sub in subs)]
 
     scores = _write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
-                                              *_header("total", "max_total", "not_submitted")], wide_rows())
+                                              *_header("total", "max_total", "not_submitted", "received", "refused", "late"),
+                                              *(label("export.assignment_raw_score", assignment=a) for a in data.assignments),
+                                              *(label("export.assignment_penalty", assignment=a) for a in data.assignments)],
+                        wide_rows())
 
     def canvas_rows():
         yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
         for student in sorted(data.students, key=lambda s: (s.display.lower(), s.id)):
             yield [student.display, "", "", student.id, "",
-                   *(_points(data.submissions[(a, student.id)].score) if (a, student.id) in data.submissions else ""
-                     for a in data.assignments)]
+                   *(_points(sub.final) if (sub := graded(a, student.id)) else "" for a in data.assignments)]
 
     canvas = _write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
 

@@ -18,8 +18,12 @@ from pathlib import Path
 from rnnkit.messages import _columns
 
 from ..labels import fill, label, template
-from .classdata import EPS, ClassData, Row
+from .classdata import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, ClassData, Row, Submission
 from .stats import MisconceptionStats, misconception_stats, question_stats
+
+#: The score table's word for each state.
+STATE_LABELS = {NOT_SUBMITTED: "table.state.not_submitted", RECEIVED: "table.state.received", GRADED: "table.state.graded",
+                REFUSED: "table.state.refused"}
 
 def _pad(text: str, width: int, right: bool = False) -> str:
     """`text` padded with spaces to `width` columns (a CJK character takes two)."""
@@ -33,10 +37,12 @@ def failed_lines(data: ClassData) -> list[str]:
             for (a, s), sub in sorted(data.submissions.items()) if sub.failed]
 
 
-def score_table(rows: list[Row]) -> str:
-    """A plain-text table: one line per student and assignment, with the cells still to grade by
-    hand (written answers, flagged cells) and the misconceptions named (headers in the course
-    language)."""
+def _width(text: str) -> int:
+    return sum(map(_columns, text))
+
+
+def _by_hand_and_named(rows: list[Row]) -> dict[tuple[str, str], list]:
+    """(student, assignment) -> [score, max score, cells to grade by hand, misconceptions named]."""
     totals: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, 0, []])
     for row in rows:
         entry = totals[(row.student, row.assignment)]
@@ -44,10 +50,48 @@ def score_table(rows: list[Row]) -> str:
         entry[1] += row.max_score
         entry[2] += row.needs_manual
         entry[3] += [m for m in row.misconceptions if m not in entry[3]]
+    return totals
+
+
+def score_table(data: ClassData | list[Row]) -> str:
+    """A plain-text table: one line per student and assignment, with the cells still to grade by
+    hand (written answers, flagged cells) and the misconceptions named (headers in the course
+    language).
+
+    Given the class (`ClassData`), every student of the roster and assignment, with its state (not
+    submitted, received and not yet graded, graded, refused), the raw score, the late penalty, the
+    final grade and the days late; given graded cells alone, the graded submissions and their scores."""
+    if isinstance(data, ClassData):
+        return _class_table(data)
     lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} "
              f"{_pad(label('table.score'), 11, right=True)}  {_pad(label('table.by_hand'), 10, right=True)}  {label('table.misconceptions')}"]
-    for (student, assignment), (score, maximum, pending, named) in sorted(totals.items()):
+    for (student, assignment), (score, maximum, pending, named) in sorted(_by_hand_and_named(data).items()):
         lines.append(f"{student:<12} {assignment:<16} {score:>5.2f}/{maximum:<5.1f}  {pending or '-':>10}  {', '.join(named) or '-'}")
+    return "\n".join(lines)
+
+
+def _class_table(data: ClassData) -> str:
+    """`score_table` of the whole class."""
+    found = _by_hand_and_named(data.rows)
+    states = {state: label(label_id) for state, label_id in STATE_LABELS.items()}
+    wide = max(map(_width, [label("table.state"), *states.values()]))
+    raw, penalty, final, late = (label(f) for f in ("table.raw", "table.penalty", "table.final", "table.days_late"))
+    widths = [max(7, _width(raw)), max(7, _width(penalty)), max(11, _width(final)), max(4, _width(late)),
+              max(10, _width(label("table.by_hand")))]
+    lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} {_pad(label('table.state'), wide)} "
+             f"{_pad(raw, widths[0], right=True)} {_pad(penalty, widths[1], right=True)} {_pad(final, widths[2], right=True)} "
+             f"{_pad(late, widths[3], right=True)}  {_pad(label('table.by_hand'), widths[4], right=True)}  {label('table.misconceptions')}"]
+    for student in data.students:
+        for assignment in data.assignments:
+            sub = data.submissions.get((assignment, student.id))
+            _, _, pending, named = found.get((student.id, assignment), (0, 0, 0, []))
+            maximum = data.max_scores.get(assignment, 0.0)
+            graded = sub is not None and sub.graded
+            numbers = ((f"{sub.raw_score:.2f}", f"{sub.penalty:.2f}", f"{sub.score:>5.2f}/{maximum:<5.1f}", str(sub.days_late or "-"))
+                       if graded else ("-", "-", f"{'-':>5}/{maximum:<5.1f}", "-"))
+            lines.append(f"{student.id:<12} {assignment:<16} {_pad(states[data.state(assignment, student.id)], wide)} "
+                         + " ".join(_pad(value, width, right=True) for value, width in zip(numbers, widths))
+                         + f"  {_pad(str(pending or '-'), widths[4], right=True)}  {', '.join(named) or '-'}")
     return "\n".join(lines)
 
 
@@ -76,6 +120,9 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.num { white-space: nowrap; }
 tbody tr:nth-child(even) td { background: #fbfcfd; }
 td.missing { color: var(--muted); text-align: center; background: #eef0f3 !important; }
+td.received { color: var(--accent); text-align: center; background: #e8f0f8 !important; }
+td.refused { color: #8a2f2f; text-align: center; background: #f8e8e8 !important; }
+.late { color: #8a2f2f; }
 td.who { font-size: 13px; max-width: 300px; }
 table.wide { table-layout: fixed; width: 100%; }
 table.wide td { overflow-wrap: anywhere; }
@@ -169,14 +216,45 @@ def _th(label_id: str, num: bool = False) -> str:
     return f'<th class="num">{_h(label_id)}</th>' if num else f"<th>{_h(label_id)}</th>"
 
 
+def _listing(label_id: str, count_id: str, items: list[str], sep: str = ", ") -> list[str]:
+    """A note naming the students of `items` (HTML already), folded away when there are many."""
+    if not items:
+        return []
+    if len(items) <= 12:
+        return [f'<p class="note">{_h(label_id, students=sep.join(items))}</p>']
+    return [f'<details class="note"><summary>{_h(count_id, count=str(len(items)))}</summary>{sep.join(items)}</details>']
+
+
+def _late_note(sub: Submission) -> str:
+    """Below a late submission's grade: its days late and the points lost (raw score, penalty and
+    final grade on hover)."""
+    title = label("report.cell.late_title", raw=_num(sub.raw_score), penalty=_num(sub.penalty), final=_num(sub.score),
+                  days=str(sub.days_late), used=str(sub.late_days_used))
+    text = label("report.cell.late", days=str(sub.days_late), penalty=_num(sub.penalty))
+    return f'<br><span class="note late" title="{html.escape(title)}">{html.escape(text)}</span>'
+
+
 def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>']
     maximum = data.max_scores.get(assignment, 0.0)
-    totals = [sub.score for (a, _), sub in data.submissions.items() if a == assignment]
+    graded = data.graded(assignment)
+    totals = [sub.score for sub in graded]
     missing = data.missing(assignment)
-    facts = [_h("report.fact.submitted", count=f"<b>{len(totals)}</b>"),
+    handed_in = [sub for (a, _), sub in data.submissions.items() if a == assignment]
+    received, refused = data.in_state(assignment, RECEIVED), data.in_state(assignment, REFUSED)
+    late = [sub for sub in graded if sub.late]
+    facts = [_h("report.fact.submitted", count=f"<b>{len(handed_in)}</b>"),
              _h("report.fact.not_submitted", count=f"<b>{len(missing)}</b>"),
-             _h("report.fact.points", points=f"<b>{maximum:g}</b>")]
+             _h("report.fact.points", points=f"<b>{maximum:g}</b>"),
+             _h("report.fact.graded", count=f"<b>{len(data.in_state(assignment, GRADED))}</b>")]
+    if received:
+        facts.append(_h("report.fact.received", count=f"<b>{len(received)}</b>"))
+    if refused:
+        facts.append(_h("report.fact.refused", count=f"<b>{len(refused)}</b>"))
+    if late:
+        facts.append(_h("report.fact.late", count=f"<b>{len(late)}</b>", points=_num(sum(sub.penalty for sub in late))))
+    if any(sub.counts == "best" for sub in handed_in):
+        facts.append(_h("report.fact.best"))
     if totals:
         ordered = sorted(totals)
         median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
@@ -190,11 +268,13 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     if failed:
         facts.append(_h("report.fact.last_attempt_failed", count=f"<b>{len(failed)}</b>"))
     parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
-    if 0 < len(missing) <= 12:
-        parts.append(f'<p class="note">{_h("report.not_submitted", students=_people(missing))}</p>')
-    elif missing:
-        parts.append(f'<details class="note"><summary>{_h("report.not_submitted_count", count=str(len(missing)))}</summary>'
-                     f"{_people(missing)}</details>")
+    parts += _listing("report.not_submitted", "report.not_submitted_count", [_people([s]) for s in missing])
+    parts += _listing("report.received", "report.received_count", [_people([sub.student]) for sub in received])
+    parts += _listing("report.refused", "report.refused_count",
+                      [_h("report.refused_entry", student=_people([sub.student]), reason=html.escape(sub.failed)) for sub in refused], "; ")
+    parts += _listing("report.late", "report.late_count",
+                      [_h("report.late_entry", student=_people([sub.student]), days=str(sub.days_late), penalty=_num(sub.penalty))
+                       for sub in late], "; ")
     if not totals:
         parts.append(f"<p>{_h('report.no_submission')}</p>")
         return parts
@@ -244,15 +324,21 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
 
 def _overview(data: ClassData) -> list[str]:
     parts = ["<table><thead><tr>" + _th("report.col.assignment") + _th("report.col.points", True)
-             + _th("report.col.submitted", True) + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
+             + _th("report.col.submitted", True) + _th("report.col.graded", True) + _th("report.col.received", True)
+             + _th("report.col.refused", True) + _th("report.col.late", True)
+             + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
              + _th("report.col.full_marks", True) + _th("report.col.misconceptions_named", True) + "</tr></thead><tbody>"]
     for a in data.assignments:
-        totals = [sub.score for (name, _), sub in data.submissions.items() if name == a]
+        graded = data.graded(a)
+        totals = [sub.score for sub in graded]
         maximum = data.max_scores.get(a, 0.0)
         mean = sum(totals) / len(totals) if totals else 0.0
         full = sum(1 for t in totals if t >= maximum - EPS)
+        handed_in = sum(1 for (name, _) in data.submissions if name == a)
+        counts = [handed_in, *(len(data.in_state(a, state)) for state in (GRADED, RECEIVED, REFUSED)),
+                  sum(1 for sub in graded if sub.late), len(data.missing(a))]
         parts.append(f'<tr><td><a href="#{html.escape(a)}">{html.escape(a)}</a></td><td class="num">{maximum:g}</td>'
-                     f'<td class="num">{len(totals)}</td><td class="num">{len(data.missing(a))}</td>'
+                     + "".join(f'<td class="num">{count}</td>' for count in counts) +
                      f'<td class="num" style="{_shade(mean / maximum if maximum and totals else 1)}">{_num(mean) if totals else "&ndash;"}</td>'
                      f'<td class="num">{full}</td><td class="num">{len(misconception_stats(data, a))}</td></tr>')
     parts.append("</tbody></table>")
@@ -281,17 +367,40 @@ def _student_table(data: ClassData) -> list[str]:
             sub = data.submissions.get((a, student.id))
             if sub is None:
                 cells.append(f'<td class="missing" title="{not_submitted}">&ndash;</td>')
-            else:
-                title = html.escape(", ".join(named[(a, student.id)]) or none_named)
-                failed = (f' <span class="note" title="{html.escape(label("report.cell.last_attempt_failed", reason=sub.failed))}">'
-                          "&#9888;</span>") if sub.failed else ""  # a warning sign
-                cells.append(f'<td class="num" title="{title}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
-                             f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}{failed}</td>")
+                continue
+            marks = _marks(sub)
+            if not sub.graded:
+                state = "refused" if sub.state == REFUSED else "received"
+                title = (label("report.cell.refused_title", reason=sub.failed) if sub.state == REFUSED
+                         else label("report.cell.received_title"))
+                word = label("report.cell.refused") if sub.state == REFUSED else label("report.cell.received")
+                cells.append(f'<td class="{state}" title="{html.escape(title)}">{html.escape(word)}'
+                             f"{manual if (a, student.id) in waiting and sub.state == REFUSED else ''}{marks}</td>")
+                continue
+            title = ", ".join(named[(a, student.id)]) or none_named
+            if sub.counts == "best" and sub.attempt is not None:
+                title += " · " + label("report.cell.best", attempt=str(sub.attempt), attempts=str(sub.attempts))
+            late = _late_note(sub) if sub.late else ""
+            cells.append(f'<td class="num" title="{html.escape(title)}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
+                         f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}{marks}{late}</td>")
         total = data.total(student.id)
         cells.append(f'<td class="num" style="{_shade(total / data.max_total if data.max_total else 1)}"><b>{_num(total)}</b></td>')
         parts.append("<tr>" + "".join(cells) + "</tr>")
     parts.append("</tbody></table>")
     return parts
+
+
+def _marks(sub: Submission) -> str:
+    """The signs after a score: admission refused the last hand-in (a slashed circle), its last
+    autograde failed otherwise (a warning sign), a newer hand-in waits for grading (a circular arrow);
+    the reason on hover."""
+    if sub.state == REFUSED and sub.graded:
+        return f' <span class="note" title="{html.escape(label("report.cell.refused_title", reason=sub.failed))}">&#8856;</span>'
+    if sub.failed and sub.state != REFUSED:
+        return f' <span class="note" title="{html.escape(label("report.cell.last_attempt_failed", reason=sub.failed))}">&#9888;</span>'
+    if sub.pending is not None:
+        return f' <span class="note" title="{html.escape(label("report.cell.pending", attempt=str(sub.pending)))}">&#8635;</span>'
+    return ""
 
 
 def render(data: ClassData, generated: datetime | None = None) -> str:
@@ -301,8 +410,10 @@ def render(data: ClassData, generated: datetime | None = None) -> str:
     course = html.escape(data.course_id or label("report.no_course_id"))
     handed_in = len(data.submissions)
     expected = len(data.students) * len(data.assignments)
+    states = [sub.state for sub in data.submissions.values()]
     meta = _h("report.meta", course=f"<b>{course}</b>", stamp=html.escape(stamp), students=str(len(data.students)),
-              assignments=str(len(data.assignments)), graded=str(handed_in), missing=str(expected - handed_in))
+              assignments=str(len(data.assignments)), graded=str(states.count(GRADED)), received=str(states.count(RECEIVED)),
+              refused=str(states.count(REFUSED)), missing=str(expected - handed_in))
     heading = _h("report.title", course=f'<span class="id" style="font-size:inherit">{course}</span>')
     parts = ["<!doctype html>", f'<html lang="{html.escape(label("report.lang"))}"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',

@@ -40,9 +40,10 @@ class QuestionStats:
 
 def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
     """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the
-    catalogue, kept apart from those lost on a check not started (a stub)."""
+    catalogue, kept apart from those lost on a check not started (a stub); over the submissions with
+    a grade (a hand-in refused before any grade, or not graded yet, has none to count)."""
     by_question: dict[str, list[Row]] = defaultdict(list)
-    for row in data.rows_of(assignment):
+    for row in data.graded_rows_of(assignment):
         by_question[row.grade_id].append(row)
     stats = []
     for grade_id, maximum in data.questions.get(assignment, []):
@@ -85,7 +86,7 @@ def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionS
     """The misconceptions named in `assignment`, most students first, each with its explanation once."""
     students: dict[str, set[str]] = defaultdict(set)
     per_check: dict[str, Counter] = defaultdict(Counter)
-    for row in data.rows_of(assignment):
+    for row in data.graded_rows_of(assignment):
         for name in dict.fromkeys(row.misconceptions):
             students[name].add(row.student)
             per_check[name][row.grade_id] += 1

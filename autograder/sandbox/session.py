@@ -44,14 +44,15 @@ class Session:
     `started` (the first and RUNNER_RESTARTS restarts), and `output_left` bytes of OUTPUT_TOTAL_KB
     (a replay's outputs not kept again). `known` holds the PNGs of the figures of the reference run
     by key (`autograder.grading.figures`): a runner sends those as markers, undrawn (at most
-    MAX_KNOWN_FIGURES of them are named to it; the others it draws)."""
+    MAX_KNOWN_FIGURES of them are named to it; the others it draws). The runner's work folder is a copy
+    of `folder`'s data files (its notebooks and hidden files left out): the cells come over the channel."""
 
     def __init__(self, folder: Path, limits: Limits, language: str, known: Mapping[str, str] | None = None):
         self.zygote = zygote_channel()
         self.limits, self.language = limits, language
         self.known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
-        shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True)
+        shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".*"))
         self.replay: list[str] = []
         self.runner: Runner | None = None
         self.spent, self.started = 0.0, 0

@@ -9,15 +9,18 @@ stderr too, since the validator counts a grade cell as failed only for an error 
 so it still lists every unfinished check with its reason, while Run All stays calm. It returns None:
 the points are given at grading time, by the grader, on hidden cases only (the public ones earn
 none: their answers are in this kit). `check.summary()` prints the notebook's closing summary
-(`summary_lines`): the checks right and what they are worth at grading, the ones wrong, not
-started or not run, the written answers, and once, that only public cases ran here.
+(`summary_lines`): the assignment's due date where the course gives one, the checks right and what
+they are worth at grading, the ones wrong, not started or not run, the written answers, and once,
+that only public cases ran here.
 """
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import os
 import sys
 import traceback
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -32,8 +35,9 @@ PUBLIC = Path(__file__).resolve().parent / "public"
 
 @lru_cache(maxsize=None)
 def public_half(assignment: str) -> dict[str, Any]:
-    """The stored public half of one assignment: its checks (name -> points, rules and book cases)
-    and its written answers (name -> points)."""
+    """The stored public half of one assignment: its checks (name -> points, rules and book cases),
+    its written answers (name -> points) and, where the course gives one, its due date (`due`:
+    `at`, ISO 8601 with the offset of the course's time zone, and `zone`, that zone's name)."""
     path = PUBLIC / f"{assignment}.json"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in PUBLIC.glob("*.json")))
@@ -136,7 +140,8 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
         """Print the notebook's closing summary (`summary_lines`)."""
         with messages.speaking(lang):
             points = {name: spec["points"] for name, spec in checks.items()}
-            print("\n".join(summary_lines(points, outcomes, public_half(assignment).get("written", {}))))
+            half = public_half(assignment)
+            print("\n".join(summary_lines(points, outcomes, half.get("written", {}), due=half.get("due"))))
 
     check.summary = summary
     return check
@@ -152,8 +157,15 @@ def _number(value: float) -> int | float:
     return int(value) if value.is_integer() else value
 
 
+def due_line(due: Mapping[str, str]) -> str:
+    """The due date as the summary gives it: the wall-clock time of the course's time zone, to the
+    minute, and the zone's name ("Due: 2027-03-01 23:59 (Europe/Berlin).")."""
+    at = dt.datetime.fromisoformat(due["at"])
+    return messages.text("notebook.summary_due", due=at.strftime("%Y-%m-%d %H:%M"), zone=due["zone"])
+
+
 def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], written: dict[str, float] | None = None, *,
-                  graded: bool = False) -> list[str]:
+                  graded: bool = False, due: Mapping[str, str] | None = None) -> list[str]:
     """The notebook's closing summary, wrapped at `messages.WIDTH`.
 
     `points` holds every check of the notebook (name -> points); `outcomes` those that ran, in
@@ -164,7 +176,8 @@ def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], wr
     grading (`graded`, the outcomes the grader's) the points the checks earned. Then the checks
     right, wrong (with their public cases right, or at grading their points), not started (the
     stub) and not run, in notebook order; the written answers with their points; and in the
-    notebook, once, that only public cases ran there."""
+    notebook, once, that only public cases ran there. With `due` (the kit's due date of the
+    assignment: `at` and `zone`), the summary starts with it (`due_line`)."""
     written = dict(written or {})
     sep = _SEPARATORS.get(messages.language(), ", ")
     order = [*outcomes, *(name for name in points if name not in outcomes)]
@@ -173,7 +186,7 @@ def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], wr
     def listed(message_id: str, names: list[str]) -> list[str]:
         return [messages.text(message_id, names=sep.join(names))] if names else []
 
-    lines: list[str] = []
+    lines: list[str] = [due_line(due)] if due else []
     if not outcomes:
         lines.append(messages.text("notebook.summary_none"))
     else:

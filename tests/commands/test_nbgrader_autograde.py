@@ -59,7 +59,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
     assert (result.returncode != 0) == bool(refused) and all(f"refused {assignment} of {student}" in log for student in refused)
     if faults:  # one submission's fault is its own: one line each, the class goes on
         assert "nbgrader update" not in log and "Traceback" not in log and "\x1b" not in log, log[-3000:]
-        assert log.count("of copied-cells: the cell ") == 2 and "garbled-timestamp: its timestamp.txt is not a time" in log
+        assert log.count("of copied-cells: the cell ") == 2 and "garbled-timestamp: its hand-in claims the time" in log
     sequential = {(row.student, row.grade_id): row.score for row in classdata.collect(other)}
     assert sequential == _scores(graded_class.table, assignment, students)
 
@@ -127,7 +127,7 @@ def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded_class
     # nbgrader lists every student for every assignment; those who handed nothing in score 0 and are marked so
     submitted = {(o.assignment, o.student) for o in outcomes}
     assert submitted <= {(row["assignment"], row["student_id"]) for row in rows}
-    assert all(float(row["score"]) == 0 and row["submitted"] == "no" for row in rows
+    assert all(float(row["final_score"]) == 0 and row["submitted"] == "no" for row in rows
                if (row["assignment"], row["student_id"]) not in submitted)
     assert all(row["submitted"] == "yes" for row in rows if (row["assignment"], row["student_id"]) in submitted)
     with breakdown.open() as handle:

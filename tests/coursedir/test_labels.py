@@ -227,16 +227,20 @@ def _sheet(path: Path) -> list[list[str]]:
 
 
 CHINESE_HEADERS = {
-    "grades": ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "原始分", "迟交罚分", "得分", "满分"],
-    "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "未提交的作业"],
+    "grades": ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "状态", "第几次提交", "提交次数", "迟交天数",
+               "抵用的迟交天数", "原始分", "迟交罚分", "最终成绩", "满分", "原因"],
+    "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "未提交的作业", "已收到未评分的作业", "被拒收的作业",
+               "迟交的作业", "a1 原始分", "a2 原始分", "a1 迟交罚分", "a2 迟交罚分"],
     "canvas": [*CANVAS_COLUMNS, "a1", "a2"],
     "questions": ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"],
     "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数"],
 }
 ENGLISH_HEADERS = {
-    "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "raw_score",
-               "late_submission_penalty", "score", "max_score"],
-    "scores": ["student_id", "last_name", "first_name", "email", "a1", "a2", "total", "max_total", "not_submitted"],
+    "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "state",
+               "attempt", "attempts", "days_late", "late_days_used", "raw_score", "late_submission_penalty", "final_score",
+               "max_score", "reason"],
+    "scores": ["student_id", "last_name", "first_name", "email", "a1", "a2", "total", "max_total", "not_submitted", "received",
+               "refused", "late", "a1 raw_score", "a2 raw_score", "a1 late_submission_penalty", "a2 late_submission_penalty"],
     "canvas": ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a1", "a2"],
     "questions": ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"],
     "question_stats": ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks", "full_marks_share", "zeros",
@@ -260,9 +264,13 @@ def test_the_sheets_have_headers_in_the_course_language_and_the_same_values(tmp_
     assert written["en"]["canvas"].read_bytes() == written["zh"]["canvas"].read_bytes()
     grades = _sheet(written["zh"]["grades"])
     assert grades[1:] == [
-        ["a1", "2025-03-01 00:00:00", "2025-03-02 10:00:00", "ann", "Lee", "Ann", "ann@example.org", "yes", "3.00", "0.50", "2.50", "4.00"],
-        ["a1", "2025-03-01 00:00:00", "2025-02-28 10:00:00", "bob", "", "", "", "yes", "2.00", "0.00", "2.00", "4.00"],
-        ["a2", "", "", "ann", "Lee", "Ann", "ann@example.org", "no", "0.00", "0.00", "0.00", "3.00"],
-        ["a2", "", "2025-03-05 10:00:00", "bob", "", "", "", "yes", "3.00", "0.00", "3.00", "3.00"]]
-    assert _sheet(written["zh"]["scores"])[1] == ["ann", "Lee", "Ann", "ann@example.org", "2.50", "", "2.50", "7.00", "a2"]
+        ["a1", "2025-03-01 00:00:00", "2025-03-02 10:00:00", "ann", "Lee", "Ann", "ann@example.org", "yes", "graded", "", "0", "0",
+         "0", "3.00", "0.50", "2.50", "4.00", ""],
+        ["a1", "2025-03-01 00:00:00", "2025-02-28 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "2.00", "0.00",
+         "2.00", "4.00", ""],
+        ["a2", "", "", "ann", "Lee", "Ann", "ann@example.org", "no", "not_submitted", "", "0", "0", "0", "0.00", "0.00", "0.00",
+         "3.00", ""],
+        ["a2", "", "2025-03-05 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "3.00", "0.00", "3.00", "3.00", ""]]
+    assert _sheet(written["zh"]["scores"])[1] == ["ann", "Lee", "Ann", "ann@example.org", "2.50", "", "2.50", "7.00", "a2", "", "",
+                                                  "a1", "3.00", "", "0.50", ""]
     assert _sheet(written["zh"]["questions"])[1] == ["a1", "ann", "q1", "1.00", "2.00", "m1", "1", "2"]

@@ -32,7 +32,7 @@ def test_a_setting_left_out_takes_its_default(tmp_path):
     ("HIDDEN_CASES = True", "HIDDEN_CASES must be int, not True"),
     ("CALL_TIMEOUT = None", "CALL_TIMEOUT must be int or float, not None"),
     ('COURSE_LANG = "fr"', "COURSE_LANG is 'fr'; it must be one of: en, zh"),
-    ('FEEDBACK_SHOWS_EXPECTED = "later"', "it must be one of: never, after_due, always"),
+    ('FEEDBACK_SHOWS_EXPECTED = "later"', "it must be one of: public, never, after_due, always"),
 ])
 def test_a_value_the_course_cannot_use_is_named(tmp_path, line, named):
     (tmp_path / "course_config.py").write_text(line + "\n")

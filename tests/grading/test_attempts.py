@@ -13,13 +13,12 @@ import os
 import stat
 from pathlib import Path
 
-import nbformat
 import numpy as np
 import pytest
 
 from autograder.grading import attempts, checks, reveal
 from autograder.assignments import ALL, get
-from autograder.grading.attempts import Attempt, NoSecret, cells_digest, create_secret, read_secret
+from autograder.grading.attempts import Attempt, NoSecret, create_secret, read_secret
 from autograder.grading.checks import hidden_cases, inputs_key, public_cases, value_key
 from autograder.coursedir.config import REPO_ROOT, load
 from rnnkit.checking import Case
@@ -62,31 +61,21 @@ def test_the_secret_stays_out_of_git_and_the_kit():
 
 # --------------------------------------------------------------------------- seeds
 def test_each_part_of_an_attempt_changes_the_seed_and_the_same_attempt_keeps_it():
-    base = attempt("ann", "2026-12-01T10:00:00", "d1")
-    variants = [attempt("bob", "2026-12-01T10:00:00", "d1"), attempt("ann", "2026-12-01T10:05:00", "d1"),
-                attempt("ann", "2026-12-01T10:00:00", "d2"), attempt("ann", "2026-12-01T10:00:00", "d1", secret=b"x" * 64)]
+    base = attempt("ann", 1, "d1")
+    variants = [attempt("bob", 1, "d1"), attempt("ann", 2, "d1"),
+                attempt("ann", 1, "d2"), attempt("ann", 1, "d1", secret=b"x" * 64)]
     seed = base.seed("ch12_bptt", "bptt_scalar")
-    assert seed == attempt("ann", "2026-12-01T10:00:00", "d1").seed("ch12_bptt", "bptt_scalar")
+    assert seed == attempt("ann", 1, "d1").seed("ch12_bptt", "bptt_scalar")
     assert len({seed, base.seed("ch12_bptt", "sgd_update"), base.seed("ch12_gates", "bptt_scalar"),
                 *(v.seed("ch12_bptt", "bptt_scalar") for v in variants)}) == 7
-
-
-def test_the_digest_reads_what_was_written_not_what_was_run():
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"), nbformat.v4.new_markdown_cell("why")])
-    ran = copy.deepcopy(notebook)
-    ran.cells[0].outputs = [nbformat.v4.new_output("stream", name="stdout", text="1")]
-    ran.cells[0].execution_count = 3
-    edited = copy.deepcopy(notebook)
-    edited.cells[1].source = "why not"
-    assert cells_digest(notebook) == cells_digest(ran) != cells_digest(edited)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_two_attempts_draw_different_cases_and_a_regrade_the_same(assignment):
     for check in _graded(assignment):
-        first = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
-        again = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
-        other = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t2"), 3)]
+        first = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1), 3)]
+        again = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1), 3)]
+        other = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 2), 3)]
         assert first == again, check.name
         assert first != other, check.name
 
@@ -95,9 +84,9 @@ def test_two_attempts_draw_different_cases_and_a_regrade_the_same(assignment):
 def test_without_the_course_secret_the_draws_cannot_be_reproduced(assignment):
     """The instructor package alone (every drawer, every seed input but the secret) draws other cases."""
     for check in _graded(assignment):
-        real = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1"), 3)]
+        real = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1), 3)]
         for guess in (b"", b"0" * 64, SECRET[:-1]):
-            assert real != [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", "t1", secret=guess), 3)], check.name
+            assert real != [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1, secret=guess), 3)], check.name
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -151,7 +140,7 @@ def test_pasting_every_shown_value_into_the_next_attempt_gains_nothing(assignmen
         table = {inputs_key(case): expected for case, _, expected in public_cases(check)}
         fallback = public_cases(check)[0][2]
         for number in range(6):
-            at = attempt("harvester", f"attempt-{number}")
+            at = attempt("harvester", number + 1)
             report = _grade(assignment, check, _lookup(table, fallback), at)
             shown = report.first_hidden_failure
             if shown is not None:  # what the feedback shows: the first wrong hidden case, its inputs and expected value
@@ -160,8 +149,11 @@ def test_pasting_every_shown_value_into_the_next_attempt_gains_nothing(assignmen
                 table[inputs_key(case)] = check.expected(case)
         assert len(table) > len(public_cases(check)), check.name
         if not check.probes:  # (a probe's own inputs are in no table: there even the same attempt earns nothing)
-            assert _grade(assignment, check, _lookup(table, fallback), attempt("harvester", "attempt-0")).score > 0, check.name
-        assert _grade(assignment, check, _lookup(table, fallback), attempt("harvester", "attempt-6")).score == 0, check.name
+            assert _grade(assignment, check, _lookup(table, fallback), attempt("harvester", 1)).score > 0, check.name
+        public = {inputs_key(case): expected for case, _, expected in public_cases(check)}
+        later = attempt("harvester", 7)  # what the harvested values earn there: what guessing does, give or take one case
+        gained = _grade(assignment, check, _lookup(table, fallback), later).score - _grade(assignment, check, _lookup(public, fallback), later).score
+        assert gained <= ALL[assignment].points(check.name) / HIDDEN + 1e-3, check.name  # (a check over few inputs, `choose`, may draw one again)
 
 
 def test_a_wrong_book_case_gates_the_hidden_points():

@@ -13,7 +13,6 @@ from nbgrader import preprocessors
 from nbgrader.api import Gradebook
 from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.base import BaseConverter
-from nbgrader.coursedir import CourseDirectory
 
 from autograder.coursedir import gradebook
 from autograder.commands.course import nbgrader_env
@@ -22,28 +21,26 @@ from autograder.commands.course import nbgrader_env
 RESTATED = {
     "Autograde.init_assignment": "a7c144dc746ec205",
     "BaseConverter.convert_notebooks": "9f4d7a770217effe",
-    "CourseDirectory.get_existing_timestamp": "187a451f7b844155",
     "OverwriteKernelspec.preprocess": "28cc17a228e741a2",
     "OverwriteCells.preprocess": "3a94b453d8e53bee",
     "SaveAutoGrades.preprocess": "edef3c387d5c104a",
     "SaveAutoGrades._add_score": "ee891a8fe3657ce7",
     "SaveAutoGrades._add_comment": "31f0186fac9c23ec",
-    "AssignLatePenalties.preprocess": "e4fa96a4c466680a",
     "Gradebook.__init__": "c60c420276e8355e",
     "Gradebook.find_grade": "b1a48e74233391ce",
     "Gradebook.find_comment": "bcb9b4f7da3c0752",
     "Gradebook.find_source_cell": "0d0ef04711fab86a",
     "Gradebook.find_graded_cell": "68291d97eb3cd85b",
 }
-OWNERS = {"Autograde": Autograde, "BaseConverter": BaseConverter, "CourseDirectory": CourseDirectory, "Gradebook": Gradebook, **{name: getattr(preprocessors, name) for name in
-                                                                ("OverwriteKernelspec", "OverwriteCells", "SaveAutoGrades", "AssignLatePenalties")}}
+OWNERS = {"Autograde": Autograde, "BaseConverter": BaseConverter, "Gradebook": Gradebook, **{name: getattr(preprocessors, name) for name in
+                                                                ("OverwriteKernelspec", "OverwriteCells", "SaveAutoGrades")}}
 
 
 def test_the_restated_nbgrader_code_is_the_code_it_was_written_against():
     changed = [name for name, digest in RESTATED.items()
                if hashlib.sha256(inspect.getsource(getattr(OWNERS[name.split(".")[0]], name.split(".")[1])).encode()).hexdigest()[:16] != digest]
     assert not changed, (f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/intake/bookkeeping.py, autograder/coursedir/gradebook.py "
-                         "and AdmittedAutograde (init_assignment, convert_notebooks, _submitted_at) against it, then update RESTATED")
+                         "and AdmittedAutograde (init_assignment, convert_notebooks) against it, then update RESTATED")
 
 
 def test_one_engine_per_process_and_gradebook_file(tmp_path, monkeypatch):

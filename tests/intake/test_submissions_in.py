@@ -11,6 +11,7 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.intake import collect
+from autograder.coursedir.ledger import Ledger
 from autograder.coursedir.config import database_url, load
 from autograder.commands.course import nbgrader, release
 
@@ -122,15 +123,35 @@ def test_zip_collect_files_a_misleading_upload_under_its_uploader_and_checks_the
     assert "'zed' is not on the gradebook's roster" in result.stderr + result.stdout
 
 
-def test_zip_collect_skips_a_second_file_without_a_time_instead_of_stopping_the_class(released, tmp_path):
-    _, canvas = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
+def test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late(released, tmp_path):
+    """Canvas's `-1`, `-2` resubmissions: the newest is filed (`-10` after `-2`); `LATE_` goes into the
+    ledger; without a roster every id is collected; a name whose time is no time is skipped alone."""
+    documented, canvas = re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
     root = _course(released, tmp_path)
-    _zip_names(root, {f"doejane_123456_1_{A}.ipynb": "jane", f"doejane_123456_2_{A}-1.ipynb": "jane-again",
-                      f"smithbob_234567_3_{A}.ipynb": "bob",
+    with _gradebook(root) as gb:  # an exchange student that autograde added: no roster imported yet
+        gb.add_student("ann")
+    Ledger(database_url(root, load(root)), load(root).COURSE_ID).created_by_grading("ann")
+    _zip_names(root, {f"doejane_123456_1_{A}.ipynb": "jane", f"doejane_123456_2_{A}-2.ipynb": "jane-2",
+                      f"doejane_123456_3_{A}-10.ipynb": "jane-10", f"doejane_123456_4_{A}-1.ipynb": "jane-1",
+                      f"smithbob_LATE_234567_3_{A}.ipynb": "bob",
                       f"mallory_345678_4_234567_5_{A}.ipynb": "mallory"}, released)  # names bob's id after her own
-    result = nbgrader(root, "zip_collect", A, f"--FileNameCollectorPlugin.named_regexp={canvas}")
+    nbgrader(root, "zip_collect", A, f"--FileNameCollectorPlugin.named_regexp={canvas}")
     def handed(student):
         return [nbformat.read(p, as_version=4).metadata["handed_in_by"] for p in (root / "submitted" / student / A).glob("*.ipynb")]
 
-    assert handed("234567") == ["bob"] and handed("345678") == ["mallory"] and handed("123456") == ["jane"]
-    assert "a second ch12_bptt for 123456 with no time to choose by" in result.stderr + result.stdout
+    assert handed("234567") == ["bob"] and handed("345678") == ["mallory"] and handed("123456") == ["jane-10"]
+    receipts = {r.student: r for r in Ledger(database_url(root, load(root)), load(root).COURSE_ID).receipts(A)}
+    assert sorted(receipts) == ["123456", "234567", "345678"]
+    assert receipts["234567"].late_flag and not receipts["123456"].late_flag
+    assert all(r.source == "lms" and not r.timed for r in receipts.values())
+    nbgrader(root, "zip_collect", A, "--force", f"--FileNameCollectorPlugin.named_regexp={canvas}")  # the same download again
+    assert len(Ledger(database_url(root, load(root)), load(root).COURSE_ID).receipts(A)) == 3  # the same bytes: no new attempt
+
+    root = _course(released, tmp_path / "timed")
+    _zip_names(root, {f"{A}_ann_attempt_2025-03-14-09-26-53_{A}.ipynb": "ann",
+                      f"{A}_bea_attempt_2025-13-45-99-99-99_{A}.ipynb": "bea"}, released)
+    result = nbgrader(root, "zip_collect", A, f"--FileNameCollectorPlugin.named_regexp={documented}")
+    assert sorted(p.name for p in (root / "submitted").iterdir()) == ["ann"]
+    assert "'2025-13-45-99-99-99' is not a time" in result.stderr + result.stdout
+    (ann,) = Ledger(database_url(root, load(root)), load(root).COURSE_ID).receipts(A)
+    assert ann.timed and ann.received.isoformat().startswith("2025-03-14T09:26:53")

@@ -286,7 +286,7 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
     (graded,) = [r for r in _read_csv(sheets.grades) if (r["assignment"], r["student_id"]) == (A, TA_STUDENT)]
     (wide,) = [r for r in _read_csv(sheets.scores) if r["student_id"] == TA_STUDENT]
     (cell,) = [r for r in _read_csv(sheets.questions) if (r["assignment"], r["student_id"], r["grade_id"]) == (A, TA_STUDENT, TA_CHECK)]
-    assert (graded["raw_score"], graded["score"]) == (f"{total:.2f}",) * 2, graded
+    assert (graded["raw_score"], graded["final_score"], graded["state"]) == (f"{total:.2f}", f"{total:.2f}", "graded"), graded
     assert (wide[A], wide["total"]) == (f"{total:.2f}",) * 2, wide
     assert (cell["score"], cell["max_score"]) == (f"{score:.2f}", f"{before.max_score:.2f}"), cell
 

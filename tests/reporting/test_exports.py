@@ -7,6 +7,7 @@ import pytest
 
 from autograder.commands import cli
 from autograder.assignments import get
+from autograder.reporting import classdata
 from autograder.reporting.exports import export
 
 from ..conftest import ASSIGNMENTS
@@ -31,37 +32,60 @@ def students(graded_class):
     return sorted({student for (_, student) in graded_class.table})
 
 
+@pytest.fixture(scope="module")
+def data(graded_class):
+    return classdata.load(graded_class.root)
+
+
 def _total(graded_class, assignment, student):
     rows = graded_class.table[(assignment, student)].values()
     return sum(row.score for row in rows), sum(row.max_score for row in rows)
 
 
-def test_grades_csv_is_rounded_sorted_and_tells_not_submitted_from_zero(graded_class, sheets, students):
+def test_grades_csv_is_rounded_sorted_and_tells_not_submitted_from_zero(graded_class, sheets, students, data):
     rows = _read(sheets.grades)
     assert list(rows[0]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                             "submitted", "raw_score", "late_submission_penalty", "score", "max_score"]
+                             "submitted", "state", "attempt", "attempts", "days_late", "late_days_used", "raw_score",
+                             "late_submission_penalty", "final_score", "max_score", "reason"]
     assert [(r["assignment"], r["student_id"]) for r in rows] == [(a, s) for a in ASSIGNMENTS for s in students]
     for row in rows:
-        assert all(POINTS.match(row[key]) for key in ("raw_score", "late_submission_penalty", "score", "max_score")), row
+        assert all(POINTS.match(row[key]) for key in ("raw_score", "late_submission_penalty", "final_score", "max_score")), row
         handed_in = (row["assignment"], row["student_id"]) in graded_class.table
         assert row["submitted"] == ("yes" if handed_in else "no")
+        sub = data.submissions.get((row["assignment"], row["student_id"]))
+        assert row["state"] == (sub.state if sub else "not_submitted")
         score, maximum = _total(graded_class, row["assignment"], row["student_id"]) if handed_in else (0.0, None)
-        assert row["score"] == f"{score:.2f}"
+        assert row["final_score"] == f"{score:.2f}" and row["raw_score"] == f"{score:.2f}"  # no due dates: no penalty
+        assert (row["late_submission_penalty"], row["days_late"]) == ("0.00", "0")
         if maximum is not None:
             assert row["max_score"] == f"{maximum:.2f}"
+        if row["state"] == "graded":  # each autograded once: the ledger's first attempt
+            assert (row["attempt"], row["attempts"], row["reason"]) == ("1", "1", ""), row
+        elif row["state"] == "refused":
+            assert row["reason"] == sub.failed != "", row
+    assert {r["state"] for r in rows} >= {"graded"}
     if len(ASSIGNMENTS) > 1:
         assert {r["submitted"] for r in rows} == {"yes", "no"}  # a mutant hands in one assignment only
+        assert "not_submitted" in {r["state"] for r in rows}
 
 
-def test_scores_csv_has_one_row_per_student_a_column_per_assignment_and_the_total(graded_class, sheets, students):
+def test_scores_csv_has_one_row_per_student_a_column_per_assignment_and_the_total(graded_class, sheets, students, data):
     rows = _read(sheets.scores)
-    assert list(rows[0]) == ["student_id", "last_name", "first_name", "email", *ASSIGNMENTS, "total", "max_total", "not_submitted"]
+    assert list(rows[0]) == ["student_id", "last_name", "first_name", "email", *ASSIGNMENTS, "total", "max_total", "not_submitted",
+                             "received", "refused", "late", *(f"{a} raw_score" for a in ASSIGNMENTS),
+                             *(f"{a} late_submission_penalty" for a in ASSIGNMENTS)]
     assert [r["student_id"] for r in rows] == students
     for row in rows:
         missing = [a for a in ASSIGNMENTS if (a, row["student_id"]) not in graded_class.table]
-        assert [a for a in ASSIGNMENTS if row[a] == ""] == missing == row["not_submitted"].split()
-        for assignment in set(ASSIGNMENTS) - set(missing):
-            assert row[assignment] == f"{_total(graded_class, assignment, row['student_id'])[0]:.2f}"
+        ungraded = [a for a in ASSIGNMENTS if (a, row["student_id"]) in graded_class.table
+                    and not data.submissions[(a, row["student_id"])].graded]  # refused before any grade
+        assert [a for a in ASSIGNMENTS if row[a] == ""] == sorted(missing + ungraded, key=ASSIGNMENTS.index)
+        assert missing == row["not_submitted"].split()
+        assert row["refused"].split() == [a for a in ASSIGNMENTS if data.state(a, row["student_id"]) == "refused"]
+        assert row["received"] == row["late"] == ""
+        for assignment in set(ASSIGNMENTS) - set(missing) - set(ungraded):
+            assert row[assignment] == row[f"{assignment} raw_score"] == f"{_total(graded_class, assignment, row['student_id'])[0]:.2f}"
+            assert row[f"{assignment} late_submission_penalty"] == "0.00"
         assert float(row["total"]) == pytest.approx(sum(float(row[a] or 0) for a in ASSIGNMENTS), abs=0.01 * len(ASSIGNMENTS))
     reference = next(r for r in rows if r["student_id"] == "reference")  # full marks but the written answers, left to a TA
     by_hand = sum(answer.points for a in ASSIGNMENTS for answer in get(a).written)
@@ -95,10 +119,11 @@ def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(grade
     assert all(r["cases"] == "" and float(r["score"]) == 0 for r in reference if r["grade_id"] in written)
 
 
-def test_question_stats_agree_with_the_per_question_sheet(sheets, graded_class):
+def test_question_stats_agree_with_the_per_question_sheet(sheets, graded_class, data):
     cells = {}
     for row in _read(sheets.questions):
-        cells.setdefault((row["assignment"], row["grade_id"]), []).append(row)
+        if data.submissions[(row["assignment"], row["student_id"])].graded:  # a hand-in refused before any grade counts in no statistic
+            cells.setdefault((row["assignment"], row["grade_id"]), []).append(row)
     stats = _read(sheets.question_stats)
     assert {(s["assignment"], s["grade_id"]) for s in stats} == set(cells)
     for stat in stats:
@@ -143,8 +168,10 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
         assert ours[1:] == english[1:] and len(ours) > 1, chinese_path.name
         headers[chinese_path.name] = ours[0]
     assert chinese.canvas.read_bytes() == sheets.canvas.read_bytes()  # Canvas's importer fixes its columns
-    assert headers["grades.csv"] == ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "原始分", "迟交罚分", "得分", "满分"]
-    assert headers["scores.csv"] == ["学号", "姓", "名", "邮箱", *ASSIGNMENTS, "总分", "满分合计", "未提交的作业"]
+    assert headers["grades.csv"] == ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "状态", "第几次提交",
+                                     "提交次数", "迟交天数", "抵用的迟交天数", "原始分", "迟交罚分", "最终成绩", "满分", "原因"]
+    assert headers["scores.csv"] == ["学号", "姓", "名", "邮箱", *ASSIGNMENTS, "总分", "满分合计", "未提交的作业", "已收到未评分的作业",
+                                     "被拒收的作业", "迟交的作业", *(f"{a} 原始分" for a in ASSIGNMENTS), *(f"{a} 迟交罚分" for a in ASSIGNMENTS)]
     assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"]
     assert headers["question_stats.csv"] == ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数",
                                              "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数"]

@@ -43,10 +43,11 @@ def _row(section: str, first_cell: str) -> str:
     return row
 
 
-def _cells(graded_class, assignment):
+def _cells(graded_class, data, assignment):
+    """grade id -> the rows of the class's graded submissions (a hand-in refused before any grade has none to count)."""
     cells = defaultdict(list)
-    for (a, _), rows in graded_class.table.items():
-        if a == assignment:
+    for (a, student), rows in graded_class.table.items():
+        if a == assignment and data.submissions[(a, student)].graded:
             for grade_id, row in rows.items():
                 cells[grade_id].append(row)
     return cells
@@ -63,11 +64,11 @@ def test_the_report_names_the_course_the_date_and_who_did_not_submit(graded_clas
         assert all(f'<span class="id">{html.escape(s)}</span>' in section for s in missing)
 
 
-def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue_or_not_started(graded_class, page):
+def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue_or_not_started(graded_class, data, page):
     text = page.read_text(encoding="utf-8")
     for assignment in ASSIGNMENTS:
         section = _section(text, assignment)
-        for grade_id, rows in _cells(graded_class, assignment).items():
+        for grade_id, rows in _cells(graded_class, data, assignment).items():
             row = _row(section, grade_id)
             full = sum(1 for r in rows if r.score >= r.max_score)
             idle = sorted(r.student for r in rows if r.not_started)
@@ -107,6 +108,20 @@ def test_the_student_table_has_every_student_and_marks_not_submitted(data, page)
     table = _section(page.read_text(encoding="utf-8"), "students")
     assert table.count("<tr>") == len(data.students) + 1
     assert table.count('title="not submitted"') == sum(len(data.missing(a)) for a in data.assignments)
+
+
+def test_the_student_table_tells_refused_and_graded_apart_with_the_reason(data, page):
+    text = page.read_text(encoding="utf-8")
+    table = _section(text, "students")
+    refused = [sub for sub in data.submissions.values() if sub.state == "refused"]
+    assert table.count('<td class="refused"') == sum(1 for sub in refused if not sub.graded)
+    assert table.count('<td class="received"') == 0  # every hand-in of the class was autograded
+    for sub in refused:
+        assert html.escape(f"the last hand-in was refused: {sub.failed}") in table
+        assert html.escape(sub.failed) in _section(text, sub.assignment)
+    for assignment in ASSIGNMENTS:
+        graded = sum(1 for (a, _), sub in data.submissions.items() if a == assignment and sub.state == "graded")
+        assert f"<li><b>{graded}</b> graded</li>" in _section(text, assignment)
 
 
 def test_plot_axes_count_whole_students_and_points():
@@ -172,5 +187,5 @@ def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, c
     monkeypatch.setenv("COURSE_LANG", "zh")
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误区"]
+    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数", "待人工评分", "检出的误区"]
     assert '<html lang="zh">' in out.read_text(encoding="utf-8")

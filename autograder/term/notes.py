@@ -1,0 +1,68 @@
+"""What the feedback page says of the term (`TermNotes`, a preprocessor of `nbgrader generate_feedback`):
+when the course received the hand-in and which attempt it is, the due date (the student's
+extension in its place), the days late and what they cost, raw score, penalty and final grade, and
+every time the grade moved, when and why (`autograder.term.history`).
+
+The lines go to the page's template as `resources["term_notes"]`, which escapes them; none of them
+repeats anything the student wrote (their own claimed time is kept in the ledger, not shown).
+"""
+from __future__ import annotations
+
+from nbgrader.api import MissingEntry
+from nbgrader.preprocessors import NbGraderPreprocessor
+from traitlets import Instance
+
+from ..coursedir import penalties, term
+from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.ledger import Ledger
+from ..coursedir.settings import Settings
+from ..labels import label
+from . import history
+
+
+def _points(value: float) -> str:
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+class TermNotes(NbGraderPreprocessor):
+    """Add the term's lines for this submission to the feedback's resources."""
+
+    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the term's rules, TIMEZONE.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        resources["term_notes"] = notes(self.settings, resources["nbgrader"]["db_url"], resources["nbgrader"]["assignment"],
+                                        resources["nbgrader"]["student"])
+        return nb, resources
+
+
+def notes(settings: Settings, db_url: str, assignment: str, student: str) -> list[str]:
+    """The term's lines of one student's feedback on `assignment`, in the course language."""
+    ledger = Ledger(db_url, settings.COURSE_ID)
+    zone = term.zone(settings)
+    shown = lambda when: f"{when.astimezone(zone):%Y-%m-%d %H:%M} ({settings.TIMEZONE})"  # noqa: E731
+    lines = []
+    receipt = penalties.graded_receipts(ledger, student).get(assignment)
+    if receipt is not None:
+        lines.append(label("feedback.term_received", when=shown(ledger.first_received(receipt)), attempt=receipt.attempt))
+    late = penalties.lateness(settings, ledger, student).get(assignment)
+    rules = term.rules(settings, assignment)
+    if late is not None and late.due is not None:
+        lines.append(label("feedback.term_due", due=shown(late.due)) if late.due == rules.due else
+                     label("feedback.term_extended", due=shown(rules.due) if rules.due else "-", until=shown(late.due)))
+        if late.days:
+            lines.append(label("feedback.term_late_budget" if late.budget_days else "feedback.term_late", days=late.days,
+                               covered=late.budget_days, share=_points(100 * late.share)))
+    with CourseGradebook(db_url, settings.COURSE_ID) as gradebook:
+        try:
+            submission = gradebook.find_submission(assignment, student)
+            raw, penalty, maximum = submission.score, submission.late_submission_penalty or 0.0, submission.max_score
+        except MissingEntry:
+            raw = None
+    if raw is not None:
+        lines.append(label("feedback.term_grade", raw=_points(raw), points=_points(maximum), penalty=_points(penalty),
+                           final=_points(max(0.0, raw - penalty))))
+    for entry in history.entries(ledger, assignment, student):
+        for change in entry.changes:
+            lines.append(label("feedback.term_moved", when=shown(entry.at), reason=entry.reason,
+                               before=_points(change.total_before), after=_points(change.total_after)))
+    return lines

@@ -89,3 +89,19 @@ def write(gradebook, ledger: Ledger, settings: Settings, student: str) -> dict[s
             if abs(after - before) > 1e-9:
                 moved[assignment] = (before, after)
     return moved
+
+
+def counted(rules_: Rules, scores: dict[int, tuple[float, float, float]], current: int | None,
+            live: tuple[float, float]) -> tuple[int | None, float, float]:
+    """(attempt, raw score, penalty) of the attempt whose grade counts: with "counts": "last" the one
+    the gradebook holds (`current`, its `live` raw score and penalty, a TA's scores included), with
+    "best" the best final grade among the ledger's graded attempts (`scores`: attempt -> (raw, max,
+    penalty)), the live values standing for the current one's."""
+    candidates = {n: (raw, penalty) for n, (raw, _, penalty) in scores.items()}
+    if current is not None:
+        candidates[current] = live
+    if rules_.counts != "best" or not candidates:
+        return (current, *live)
+    best = max(candidates, key=lambda n: (max(0.0, candidates[n][0] - candidates[n][1]), n == current, n))
+    return (best, *candidates[best])
+

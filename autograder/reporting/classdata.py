@@ -335,12 +335,7 @@ def _standing(course: Course, settings, db_url: str, data: ClassData, found: dic
         state = REFUSED if failure is not None and failure.refused else GRADED if graded else RECEIVED
         attempt, days, used = current, 0, 0
         if graded:
-            candidates = {n: (r, p) for n, (r, _, p) in scores.items()}
-            if current is not None:
-                candidates[current] = (raw, penalty)  # the gradebook's live values: a TA's scores included
-            if rules.counts == "best" and candidates:
-                attempt = max(candidates, key=lambda n: (max(0.0, candidates[n][0] - candidates[n][1]), n == current, n))
-                raw, penalty = candidates[attempt]
+            attempt, raw, penalty = penalties.counted(rules, scores, current, (raw, penalty))
         else:
             raw = penalty = 0.0
             attempt = latest.attempt if latest else None

@@ -55,12 +55,15 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
     with CourseGradebook(db_url, settings.COURSE_ID) as gradebook:
         try:
             submission = gradebook.find_submission(assignment, student)
-            raw, penalty, maximum = submission.score, submission.late_submission_penalty or 0.0, submission.max_score
+            live, maximum = (submission.score, submission.late_submission_penalty or 0.0), submission.max_score
         except MissingEntry:
-            raw = None
-    if raw is not None:
+            live = None
+    if live is not None and receipt is not None:
+        attempt, raw, penalty = penalties.counted(rules, ledger.scores(assignment, student), receipt.attempt, live)
         lines.append(label("feedback.term_grade", raw=_points(raw), points=_points(maximum), penalty=_points(penalty),
                            final=_points(max(0.0, raw - penalty))))
+        if attempt != receipt.attempt:
+            lines.append(label("feedback.term_best", attempt=attempt))
     for entry in history.entries(ledger, assignment, student):
         for change in entry.changes:
             lines.append(label("feedback.term_moved", when=shown(entry.at), reason=entry.reason,

@@ -276,3 +276,16 @@ def test_a_collection_without_times_is_late_as_the_lms_flagged_it(ledger, due):
         found[flagged] = penalties.lateness(settings_, ledger, student)["a1"]
     assert (found[True].days, found[True].share) == (1, pytest.approx(0.1))
     assert (found[False].days, found[False].share) == (0, 0.0)
+
+
+def test_the_grade_that_counts_is_the_last_or_the_best_with_the_gradebooks_live_values_for_the_current_attempt():
+    """`penalties.counted`, which the report, the sheets and the feedback share: "last" is the attempt
+    the gradebook holds; "best" the best final grade, the live values (a TA's score) standing for the
+    recorded ones of the current attempt."""
+    scores = {1: (15.0, 19.0, 0.0), 2: (12.0, 19.0, 0.0), 3: (18.0, 19.0, 6.0)}
+    last = term.Rules(counts="last")
+    best = term.Rules(counts="best")
+    assert penalties.counted(last, scores, 3, (18.0, 6.0)) == (3, 18.0, 6.0)
+    assert penalties.counted(best, scores, 3, (18.0, 6.0)) == (1, 15.0, 0.0)  # 15 - 0 beats 18 - 6
+    assert penalties.counted(best, scores, 2, (16.0, 0.0)) == (2, 16.0, 0.0)  # a TA's points on attempt 2, live
+    assert penalties.counted(best, {}, None, (0.0, 0.0)) == (None, 0.0, 0.0)

@@ -59,8 +59,8 @@ def test_grades_csv_is_rounded_sorted_and_tells_not_submitted_from_zero(graded_c
         assert (row["late_submission_penalty"], row["days_late"]) == ("0.00", "0")
         if maximum is not None:
             assert row["max_score"] == f"{maximum:.2f}"
-        if row["state"] == "graded":  # each autograded once: the ledger's first attempt
-            assert (row["attempt"], row["attempts"], row["reason"]) == ("1", "1", ""), row
+        if row["state"] == "graded":  # the ledger's attempts (a test of the shared class may hand in again)
+            assert 1 <= int(row["attempt"]) <= int(row["attempts"]) and row["reason"] == "", row
         elif row["state"] == "refused":
             assert row["reason"] == sub.failed != "", row
     assert {r["state"] for r in rows} >= {"graded"}

@@ -23,12 +23,18 @@ nbgrader's gradebook starts empty each time) or at a relative path is not kept.
 """
 from __future__ import annotations
 
+import functools
 import os
 
+from nbgrader import api
 from nbgrader.api import (BaseCell, Comment, Grade, Gradebook, GradeCell, MissingEntry, SolutionCell, SourceCell,
                           TaskCell)
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import scoped_session, sessionmaker
+
+#: nbgrader asks the `alembic` command for the head of its schema on every new gradebook (a process of
+#: about three seconds); it is the installed nbgrader's, the same for the life of this process.
+api.get_alembic_version = functools.lru_cache(maxsize=None)(api.get_alembic_version)
 
 #: (pid, db_url, file) -> an engine whose database nbgrader has set up; (pid, db_url, file, course_id) of checked courses.
 _ENGINES: dict = {}

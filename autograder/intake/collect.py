@@ -161,8 +161,8 @@ class RosterCollector(FileNameCollectorPlugin):
             if not self._roster - Ledger(coursedir.db_url, coursedir.course_id).grading_created():
                 self._roster = set()  # only students that grading added: no roster was imported
             if not self._roster:
-                self.log.warning("the gradebook has no students, so collected ids are not checked against a roster "
-                                 "(add it with `nbgrader db student import`)")
+                self.log.warning("no roster was imported (the gradebook holds no student, or only those grading added), "
+                                 "so collected ids are not checked against one (import it with `nbgrader db student import`)")
         return self._roster
 
     def collect(self, submitted_file: str) -> dict | None:

@@ -17,6 +17,8 @@ import numpy as np
 import pytest
 
 from autograder.grading import attempts, checks, reveal
+from autograder.grading.result import HiddenFailure
+from rnnkit import messages
 from autograder.assignments import ALL, get
 from autograder.grading.attempts import Attempt, NoSecret, create_secret, read_secret
 from autograder.grading.checks import hidden_cases, inputs_key, public_cases, value_key
@@ -188,5 +190,18 @@ def test_the_expected_value_is_shown_as_the_course_allows():
     assert not any(reveal.allows("never", due, now) for due in (None, past, future))
     assert all(reveal.allows("always", due, now) for due in (None, past, future))
     assert [reveal.allows("after_due", due, now) for due in (None, past, future)] == [False, True, False]
-    with pytest.raises(ValueError, match="never, after_due, always"):
+    assert not any(reveal.allows("public", due, now) for due in (None, past, future))
+    with pytest.raises(ValueError, match="public, never, after_due, always"):
         reveal.allows("sometimes", None, now)
+
+
+def test_public_feedback_keeps_no_hidden_input_and_the_expected_value_goes_below_the_inputs():
+    """The policies' edits of a grade cell's report: "public" drops the shown hidden case's inputs,
+    "after_due"/"always" add its expected value right below them; the rest is left as it was."""
+    failure = HiddenFailure("hidden case 2", "xs=[1, 2], w=1/2", "Its expected value: 3/4.")
+    inputs = messages.wrap("    " + messages.text("check.hidden_case_inputs", inputs=failure.inputs))
+    text = "\n".join(["bptt_scalar: 4/6 hidden cases right.", "  - hidden case 2: you returned 1.", *inputs, "    ... and 1 more."]) + "\n"
+    public = reveal.without_inputs(text, failure)
+    assert failure.inputs not in public and public.splitlines() == [line for line in text.splitlines() if line not in inputs]
+    shown = reveal.below_inputs(text, failure).splitlines()
+    assert shown[1 + len(inputs) + 1].strip() == failure.expected and shown[-1] == "    ... and 1 more."

@@ -29,7 +29,7 @@ OUTPUT_LIMIT_KB = 256
 OUTPUT_TOTAL_KB = 1024
 #: Processes a submission may run at once (its own included).
 PROCESS_LIMIT = 64
-#: Size of a runner's work folder (a tmpfs holding a copy of the graded folder), in MB.
+#: Size of a runner's work folder (a tmpfs holding a copy of the assignment's data files), in MB.
 WORK_LIMIT_MB = 256
 #: Seconds of runner time one submission may take in all, replays of earlier cells after a restart
 #: included; past it the remaining cells and checks fail with a message.

@@ -52,7 +52,7 @@ class Settings:
                                                             "a cell's outputs are one note).", int)
     PROCESS_LIMIT: int = _setting(Limits.PROCESS_LIMIT, "Processes a submission may run at once (its own included).", int)
     WORK_LIMIT_MB: int = _setting(Limits.WORK_LIMIT_MB, "Size of a runner's work folder (a tmpfs holding a copy of the "
-                                                        "graded folder), in MB.", int)
+                                                        "assignment's data files), in MB.", int)
     SUBMISSION_TIMEOUT: float = _setting(Limits.SUBMISSION_TIMEOUT, "Seconds of runner time one submission may take in all, "
                                          "replays of earlier cells after a restart included; past it the remaining cells "
                                          "and checks fail with a message.", (int, float))

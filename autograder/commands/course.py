@@ -18,6 +18,7 @@ from ..assignments import get
 from ..authoring import build
 from ..coursedir import config
 from ..coursedir.layout import Course
+from ..coursedir.ledger import Ledger
 from ..grading import attempts, runners
 from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
 from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
@@ -162,7 +163,9 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     root = str(course.root)
     jobs = _jobs(course, names or course.assignments, students)
     attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
-    runner = runners.choose(len(jobs), workers or config.load(root).WORKERS, dask)
+    settings = config.load(root)
+    Ledger(config.database_url(root, settings), settings.COURSE_ID)  # its tables made here, not raced for by the workers
+    runner = runners.choose(len(jobs), workers or settings.WORKERS, dask)
     runner.start()
     print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])

@@ -112,11 +112,6 @@ class Submission:
         return max(0.0, self.raw_score - self.penalty)
 
     @property
-    def final(self) -> float:
-        """The final grade (`score`)."""
-        return self.score
-
-    @property
     def late(self) -> bool:
         """Graded, and handed in after its due date (or with a late penalty)."""
         return self.graded and (self.days_late > 0 or self.penalty > EPS)

@@ -133,7 +133,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
         yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
         for student in sorted(data.students, key=lambda s: (s.display.lower(), s.id)):
             yield [student.display, "", "", student.id, "",
-                   *(_points(sub.final) if (sub := graded(a, student.id)) else "" for a in data.assignments)]
+                   *(_points(sub.score) if (sub := graded(a, student.id)) else "" for a in data.assignments)]
 
     canvas = _write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
 

@@ -128,6 +128,7 @@ table.wide { table-layout: fixed; width: 100%; }
 table.wide td { overflow-wrap: anywhere; }
 .id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
 .note { color: var(--muted); font-size: 13px; }
+.late.note { color: #6b1f1f; }  /* on a shaded score cell: AA contrast, muted grey is not */
 img.plot { display: block; max-width: 100%; height: auto; margin: 8px 0; }
 figure.plot { margin: 0; }
 figure.plot figcaption { color: var(--muted); font-size: 13px; max-width: 500px; }

@@ -17,7 +17,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
-from nbgrader.api import SubmittedAssignment
+from nbgrader.api import MissingEntry
 from sqlalchemy import insert, select
 
 from ..coursedir.config import ASSIGNMENT_FOLDERS
@@ -76,10 +76,11 @@ class Snapshot:
 
 
 def _submission(gradebook, assignment: str, student: str):
-    from nbgrader.api import Assignment
-
-    return (gradebook.db.query(SubmittedAssignment).join(Assignment, SubmittedAssignment.assignment_id == Assignment.id)
-            .filter(Assignment.name == assignment, SubmittedAssignment.student_id == student).one_or_none())
+    """The gradebook's submission of `assignment` by `student`, None where there is none."""
+    try:
+        return gradebook.find_submission(assignment, student)
+    except MissingEntry:
+        return None
 
 
 def _counted(grade: dict) -> float:

@@ -123,8 +123,8 @@ def test_each_hand_in_has_its_state_and_work_in_submitted_is_received_not_not_su
                       "fay": RECEIVED, "gus": RECEIVED}
     assert data.missing(A) == ["dan"]
     ann, bob, cat, eve = (data.submissions[(A, s)] for s in ("ann", "bob", "cat", "eve"))
-    assert (ann.raw_score, ann.penalty, ann.final, ann.attempt, ann.days_late, ann.late) == (8.0, 0.0, 8.0, 1, 0, False)
-    assert (bob.raw_score, bob.penalty, bob.final, bob.attempt, bob.days_late, bob.late) == (10.0, pytest.approx(2.0), 8.0, 1, 2, True)
+    assert (ann.raw_score, ann.penalty, ann.score, ann.attempt, ann.days_late, ann.late) == (8.0, 0.0, 8.0, 1, 0, False)
+    assert (bob.raw_score, bob.penalty, bob.score, bob.attempt, bob.days_late, bob.late) == (10.0, pytest.approx(2.0), 8.0, 1, 2, True)
     assert (cat.attempt, cat.graded, cat.failed) == (1, False, "")
     assert (eve.failed, eve.graded) == (REASON, False)
     assert [sub.student for sub in data.graded(A)] == ["ann", "bob"]
@@ -213,17 +213,17 @@ def test_the_best_attempt_counts_where_the_term_says_so_with_the_live_scores_of_
     best.grade("ann", 6.0)
     assert best.ledger.scores(A, "ann") == {1: (9.0, 10.0, 0.0), 2: (6.0, 10.0, 0.0)}
     sub = classdata.load(best.root).submissions[(A, "ann")]
-    assert (sub.state, sub.final, sub.raw_score, sub.attempt, sub.attempts, sub.counts) == (GRADED, 9.0, 9.0, 1, 2, "best")
+    assert (sub.state, sub.score, sub.raw_score, sub.attempt, sub.attempts, sub.counts) == (GRADED, 9.0, 9.0, 1, 2, "best")
     best.grade("ann", 6.0, manual=9.5)  # a TA's score on the attempt the gradebook holds now: its live value counts
     sub = classdata.load(best.root).submissions[(A, "ann")]
-    assert (sub.final, sub.attempt) == (9.5, 2)
+    assert (sub.score, sub.attempt) == (9.5, 2)
     last = Course_(tmp_path / "last", {A: {"counts": "last"}})
     last.hand_in("ann", "ann 1", ON_TIME)
     last.grade("ann", 9.0)
     last.hand_in("ann", "ann 2", ON_TIME + dt.timedelta(hours=1))
     last.grade("ann", 6.0)
     sub = classdata.load(last.root).submissions[(A, "ann")]
-    assert (sub.final, sub.attempt, sub.counts) == (6.0, 2, "last")
+    assert (sub.score, sub.attempt, sub.counts) == (6.0, 2, "last")
 
 
 def test_a_refusal_after_a_graded_attempt_keeps_that_grade_and_a_newer_hand_in_waiting_is_marked(tmp_path):
@@ -235,8 +235,8 @@ def test_a_refusal_after_a_graded_attempt_keeps_that_grade_and_a_newer_hand_in_w
     FailedAttempt(REASON, refused=True).write(Course(course.root).failed_attempt("ann", A))
     data = classdata.load(course.root)
     ann, bob = data.submissions[(A, "ann")], data.submissions[(A, "bob")]
-    assert (ann.state, ann.graded, ann.final, ann.attempt, ann.attempts, ann.failed, ann.pending) == (REFUSED, True, 7.0, 1, 2, REASON, None)
-    assert (bob.state, bob.final, bob.attempt, bob.pending) == (GRADED, 7.0, 1, 2)
+    assert (ann.state, ann.graded, ann.score, ann.attempt, ann.attempts, ann.failed, ann.pending) == (REFUSED, True, 7.0, 1, 2, REASON, None)
+    assert (bob.state, bob.score, bob.attempt, bob.pending) == (GRADED, 7.0, 1, 2)
     assert [sub.student for sub in data.graded(A)] == ["ann", "bob"]
     page = report.render(data)
     assert "&#8856;" in page and "&#8635;" in page  # refused (the earlier grade shown) and a newer hand-in waiting
@@ -246,4 +246,4 @@ def test_class_data_from_graded_cells_alone_still_counts_every_submission_as_gra
     rows = [classdata.Row("ann", "a1", "q1", 1.0, 2.0), classdata.Row("bob", "a1", "q1", 2.0, 2.0)]
     data = classdata.ClassData.from_rows(rows)
     assert [data.state("a1", s) for s in ("ann", "bob", "cat")] == [GRADED, GRADED, NOT_SUBMITTED]
-    assert data.submissions[("a1", "ann")].final == 1.0 and data.total("bob") == 2.0
+    assert data.submissions[("a1", "ann")].score == 1.0 and data.total("bob") == 2.0

@@ -74,6 +74,20 @@ def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_no
         assert set(report.misconceptions) <= {entry.expected} - {None}, (name, report.lines(graded=False))
 
 
+@pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
+def test_the_chinese_self_check_finds_and_names_a_mistake_as_the_english_one_does(entry):
+    """The same verdicts in the Chinese edition, its sentences in Chinese."""
+    from rnnkit import messages
+
+    english = corpus.selfchecks(entry)
+    with messages.speaking("zh"):
+        chinese = corpus.selfchecks(entry)
+        lines = chinese[entry.function].lines(graded=False)
+    assert {name: (r.passed, r.misconceptions) for name, r in chinese.items()} == \
+           {name: (r.passed, r.misconceptions) for name, r in english.items()}
+    assert any("\u4e00" <= char <= "\u9fff" for char in "".join(lines)), lines
+
+
 # ----------------------------------------------------------------------------- graded (nbgrader)
 
 

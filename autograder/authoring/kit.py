@@ -22,6 +22,7 @@ from typing import Any
 from rnnkit import codec
 from rnnkit.messages import LANGUAGES
 from rnnkit.compare import compare
+from rnnkit.jail.limits import Limits
 
 from ..assignments import ALL
 from ..coursedir import config, term
@@ -43,12 +44,14 @@ def due_date(settings: Settings, assignment: str) -> dict[str, str] | None:
     return {"at": due.astimezone(term.zone(settings)).isoformat(), "zone": settings.TIMEZONE}
 
 
-def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, str] | None = None) -> dict[str, Any]:
+def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, str] | None = None,
+                CALL_TIMEOUT: float = Limits.CALL_TIMEOUT) -> dict[str, Any]:
     """What the student kit stores: per check its points (0 for a self-check), rules and book
     cases, each with the expected value and the catalogued mistakes' outputs on it (those that
     differ), and the function each mistake of a function the check calls replaces (`callees`);
-    the points of each written answer (graded by hand; no rubric); and the due date (`due_date`),
-    where there is one."""
+    the points of each written answer (graded by hand; no rubric); the seconds one call may take,
+    as at grading (the course's CALL_TIMEOUT); and the due date (`due_date`), where
+    there is one."""
     checks = {}
     for check in spec.checks:
         cases = []
@@ -64,7 +67,7 @@ def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, 
                               "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
                               "callees": {entry.id: entry.function for entry in spec.for_check(check.name) if entry.function != check.name}}
     half = {"assignment": spec.name, "checks": checks,
-            "written": {answer.name: spec.points(answer.name, overrides) for answer in spec.written}}
+            "written": {answer.name: spec.points(answer.name, overrides) for answer in spec.written}, "CALL_TIMEOUT": CALL_TIMEOUT}
     if due is not None:
         half["due"] = dict(due)
     return half
@@ -76,7 +79,7 @@ def public_files(root: str | Path = config.REPO_ROOT) -> dict[str, bytes]:
     settings = config.load(root)
     files = {}
     for name, spec in ALL.items():
-        files[f"public/{name}.json"] = codec.dumps(public_half(spec, settings.POINTS, due_date(settings, name))) + b"\n"
+        files[f"public/{name}.json"] = codec.dumps(public_half(spec, settings.POINTS, due_date(settings, name), settings.CALL_TIMEOUT)) + b"\n"
         for lang in LANGUAGES:
             says = {f"mistake.{entry.id}": entry.says[lang] for entry in spec.mistakes() if entry.says}
             files[f"messages/{name}.{lang}.json"] = json.dumps(says, ensure_ascii=False, indent=2).encode() + b"\n"

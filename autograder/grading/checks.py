@@ -97,21 +97,28 @@ def inputs_key(case: Case) -> str:
 
 
 def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
-    """`count` draws of one attempt (`Attempt.seed`) with their references; a draw that repeats a
-    public case's inputs or answer, or on which any catalogued mistake is right, is drawn again."""
-    if check.draw is None:
+    """`count` draws of one attempt (`Attempt.seed`) with their references (none when `count` is 0),
+    led by one draw of each of the check's branches that no public case shows (`Check.branches`: the
+    count grows where they outnumber it). A draw that repeats a public case's inputs or answer, that
+    is not in its branch, or on which any catalogued mistake is right, is drawn again (a branch on
+    which a mistake is always right belongs in a public case)."""
+    if check.draw is None or count <= 0:
         return []
     rng = random.Random(attempt.seed(spec.name, check.name))
     entries = spec.for_check(check.name)
     public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
+    drawers = [(branch.name, branch.draw, branch.holds) for branch in unshown_branches(check) if branch.draw]
+    drawers += [("", check.draw, None)] * max(0, count - len(drawers))
     cases = []
-    for index in range(count):
+    for index, (branch, draw, holds) in enumerate(drawers):
         for _ in range(max_tries):
-            case = check.draw(rng)
+            case = draw(rng)
             if inputs_key(case) in public:  # the kit holds its answer
                 continue
             expected = check.expected(case)
             if value_key(expected) in public:  # a typed-in book answer would be right
+                continue
+            if holds is not None and not holds(case, expected):
                 continue
             if not any(
                 (output := mistaken_output(entry, check, case)) is not None
@@ -120,9 +127,15 @@ def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, m
             ):
                 break
         else:
-            raise RuntimeError(f"{check.name}: no draw separates every mistake after {max_tries} tries")
+            raise RuntimeError(f"{check.name}: no draw {f'of branch {branch} ' if branch else ''}separates every mistake after {max_tries} tries")
         cases.append((Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), False, expected))
     return cases
+
+
+def unshown_branches(check: Check) -> list:
+    """The check's branches that no public case shows (`Branch.holds` on none), in spec order."""
+    public = _public_cases(check)
+    return [branch for branch in check.branches if not any(branch.holds(case, expected) for case, _, expected in public)]
 
 
 def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,

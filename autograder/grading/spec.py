@@ -19,11 +19,27 @@ from . import catalogue
 from . import template
 from .symbolic import public_value
 
-__all__ = ["SUMMARY", "Assignment", "Case", "Check", "Written"]
+__all__ = ["SUMMARY", "Assignment", "Branch", "Case", "Check", "Written"]
 
 #: The grade id of every notebook's closing summary cell (its count of the checks right so far).
 SUMMARY = "summary"
 
+
+@dataclass(frozen=True)
+class Branch:
+    """One branch or extreme of a function's contract (an answer of 0 or of the bound, None, a tie,
+    far-apart values, an empty or length-one sequence, an all-padding batch).
+
+    `holds(case, expected)` says whether a case (its inputs, and the value the reference gives on them)
+    is in this branch. `draw(rng)` makes a case in it: every attempt's hidden cases include one
+    (`autograder.grading.checks.hidden_cases`) unless a public case is in it already; a branch without
+    `draw` must be shown by a public case. `en`/`zh` say what the branch is, for the spec's list."""
+
+    name: str
+    holds: Callable[[Case, Any], bool]
+    draw: Callable[[random.Random], Case] | None = None
+    en: str = ""
+    zh: str = ""
 
 
 @dataclass(frozen=True)
@@ -35,7 +51,8 @@ class Check:
     points (course_config.POINTS may override them); `exact`, `rtol`, `reveal` and `call` are the
     comparison rules (`rnnkit.checking.Rules`). `probes` are causal/leakage probes (see
     `autograder.grading.probes`): each gets `run(case) -> output`, which calls the student's function
-    safely, and the case; it returns None or a failure sentence.
+    safely, and the case; it returns None or a failure sentence. `branches` are the contract's
+    branches and extremes (`Branch`): each is shown by a public case or drawn in every attempt.
     """
 
     name: str
@@ -48,6 +65,7 @@ class Check:
     reveal: bool = True
     call: str = "plain"
     probes: tuple[Callable, ...] = ()
+    branches: tuple[Branch, ...] = ()
 
     @property
     def graded(self) -> bool:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from rnnkit import messages
-from rnnkit.checking import FLOAT_WHERE_EXACT
+from rnnkit.checking import FLOAT32_PRECISION, FLOAT_WHERE_EXACT
 
 from ..assignments import ALL
 from .classdata import EPS, ClassData, Row
@@ -76,8 +76,8 @@ class MisconceptionStats:
 
 def _texts(assignment: str) -> dict[str, str]:
     """Misconception id -> its explanation in the course language: the assignment's catalogue, and
-    the kit's own diagnosis of a float where an exact value is due."""
-    own = {FLOAT_WHERE_EXACT: messages.text(f"mistake.{FLOAT_WHERE_EXACT}")}
+    the kit's own diagnoses (a float where an exact value is due, float32 arithmetic)."""
+    own = {name: messages.text(f"mistake.{name}") for name in (FLOAT_WHERE_EXACT, FLOAT32_PRECISION)}
     spec = ALL.get(assignment)  # a gradebook may hold an assignment the course no longer has
     return {**own, **{entry.id: entry.text for entry in spec.mistakes()}} if spec else own
 

@@ -12,7 +12,7 @@ from rnnkit import codec, figures, wire
 from rnnkit.checking import StudentFailure
 
 #: Failures a runner may report; anything else is read as a crash.
-FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check.timeout", "check.not_defined",
+FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check.timeout", "check.timeout_size", "check.not_defined",
             "check.unreadable_result", "check.contract_broken"}
 #: Bytes a cell's outputs may take past OUTPUT_LIMIT_KB: what the runner itself keeps past the limit
 #: (an error raised after it, cut to 4 KB, and its note).

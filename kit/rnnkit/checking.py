@@ -24,11 +24,14 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from . import codec, messages
-from .compare import Verdict, compare, show
-from .helpers import CALLS, ContractBroken
+from .compare import Verdict, compare, float32_values, show
+from .helpers import CALLS, ContractBroken, unchanged_arguments
 
 #: The misconception named whenever a value is right but a float where the contract is exact.
 FLOAT_WHERE_EXACT = "float_where_exact"
+#: The misconception named wherever a value is the right one computed in float32 (right or wrong at
+#: the check's tolerance: see the README's float policy).
+FLOAT32_PRECISION = "float32_precision"
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ class Report:
         for mistake_id, count in found.items():
             which = "check.misconception_all" if count == len(failed) else "check.misconception"
             out.append("  " + messages.text(which, id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count, failed=len(failed)))
+        if FLOAT32_PRECISION not in found and any(result.misconception == FLOAT32_PRECISION for result in self.results):
+            out.append("  " + messages.text("check.misconception_note", id=FLOAT32_PRECISION, text=messages.text(f"mistake.{FLOAT32_PRECISION}")))
         return [wrapped for line in out for wrapped in messages.wrap(line)]
 
 
@@ -177,7 +182,8 @@ def time_limit(seconds: float):
 
 
 def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", timeout: float = 10.0) -> Any:
-    """Call the student's `fn` on a private copy of the case, the check's way (`CALLS[call]`).
+    """Call the student's `fn` on a private copy of the case, the check's way (`CALLS[call]`), held
+    to leaving the arguments it was given as they were (`unchanged_arguments`).
 
     Warnings and writes to stderr are swallowed; a stub, an exception or a timeout becomes a
     `StudentFailure` with a message id. `timeout` 0 sets no limit here (the sandbox keeps its own).
@@ -186,16 +192,18 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(io.StringIO()), time_limit(timeout):
             warnings.simplefilter("ignore")
-            return CALLS[call](fn, args, kwargs)
+            result = CALLS[call](fn, args, kwargs)
+        unchanged_arguments(fn, (case.args, case.kwargs), (args, kwargs))
+        return result
     except StudentFailure as failure:  # from a function in the sandbox: name the check and the case here
         failure.fields.update(name=name, case=case.label)
         raise
     except NotImplementedError:
         raise StudentFailure("check.not_implemented", name=name) from None
     except ContractBroken as broken:
-        raise StudentFailure("check.contract_broken", name=name, case=case.label, detail=messages.text(broken.message_id)) from None
+        raise StudentFailure("check.contract_broken", name=name, case=case.label, detail=messages.text(broken.message_id, **broken.fields)) from None
     except _Timeout:
-        raise StudentFailure("check.timeout", name=name, seconds=timeout, case=case.label) from None
+        raise timed_out(name, timeout, case) from None
     except Exception as error:  # the student's code may raise anything
         detail = str(error).splitlines()[0][:200] if str(error) else "(no message)"
         frame = _student_frame(error)
@@ -203,6 +211,23 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
             raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
         raise StudentFailure("check.crashed_at", name=name, error=type(error).__name__, case=case.label, detail=detail,
                              line=frame[1], function=frame[0], code=frame[2][:120]) from None
+
+
+def case_size(case: Case) -> int | None:
+    """The size of a case as a student reads it: the length of its longest sequence argument (a list,
+    or an array's longest axis); None when it has none (a model alone, numbers)."""
+    sizes = [len(value) if isinstance(value, (list, tuple)) else max(value.shape) for value in (*case.args, *case.kwargs.values())
+             if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim >= 1 and value.size)]
+    return max(sizes, default=None)
+
+
+def timed_out(name: str, seconds: float, case: Case) -> StudentFailure:
+    """The failure of a call stopped after `seconds`: too slow on a case of its size (`case_size`),
+    not "endless"; the self-check has a public case of the largest size, so it says so first."""
+    size = case_size(case)
+    if size is None:
+        return StudentFailure("check.timeout", name=name, seconds=seconds, case=case.label)
+    return StudentFailure("check.timeout_size", name=name, seconds=seconds, case=case.label, size=size)
 
 
 _LIBRARIES = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, str(messages.HERE.parent)})
@@ -246,10 +271,15 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function and the case, and
     returns None or the sentence of the broken rule. A stub fails every case with one message.
-    `params` names the function's parameters, to show a hidden case's inputs by name.
+    `params` names the function's parameters, to show a hidden case's inputs by name. A value of
+    float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
+    right or wrong; a wrong value's relation to the expected one is told only where it is no
+    coincidence (`relations`).
     """
     results: list[CaseResult] = []
     found: list[tuple[str, ...] | None] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
+    wrong_values: dict[int, tuple[Verdict, Case, bool, Any]] = {}  # result index -> a wrong value's verdict, to word at the end
+    float32: set[int] = set()
     for case, public, expected in cases:
         run = lambda c: accepted(call_student(fn, c, name=name, call=rules.call, timeout=timeout), name=name, case=c)  # noqa: E731
         shown = lambda verdict=None: () if public else _shown(case, expected, params, verdict)  # noqa: E731
@@ -262,21 +292,49 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             found.append(None)
             continue
         verdict = compare(got, expected, exact=rules.exact, rtol=rules.rtol)
+        if verdict.reason != "compare.not_exact" and float32_values(got, expected):
+            float32.add(len(results))
+            if not verdict.ok:
+                fields = verdict.fields or {}
+                verdict = Verdict(False, "compare.float32", dict(where=fields.get("where", messages.text("compare.the_result")),
+                                                                 got=fields.get("got", show(got))))
         if not verdict.ok:
             if verdict.reason == "compare.not_exact":
                 found.append((FLOAT_WHERE_EXACT,))
                 if not case.args and not case.kwargs:  # an answer, not a computation from inputs
                     verdict = Verdict(False, "compare.not_exact_answer", verdict.fields)
+            elif verdict.reason == "compare.float32":
+                found.append(None)
             else:
                 found.append(tuple(diagnose(got, case)) if diagnose else ())
+            if verdict.reason == "compare.wrong_value":
+                wrong_values[len(results)] = (verdict, case, public, expected)
             results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown() if broken else ())))
         found.append(None)
+    for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():
+        _, case, public, expected = wrong_values[index]
+        results[index].message = verdict.message(reveal=public and rules.reveal)
+        if not public:
+            results[index].inputs, results[index].expected = _shown(case, expected, params, verdict)
     for result, mistake in zip(results, named(found, sum(not result.ok for result in results))):
         result.misconception = mistake
+    for index in float32:
+        results[index].misconception = FLOAT32_PRECISION
     return Report(assignment, name, points, results)
+
+
+def relations(verdicts: dict[int, Verdict]) -> dict[int, Verdict]:
+    """The wrong values' verdicts with each relation ("exactly twice", "1 minus") kept only where it
+    is no coincidence: where the same relation holds on two cases or more, or where only one value
+    is wrong (`rnnkit.compare.relation` never finds one on 0, 1 or -1)."""
+    found = {index: verdict.relation_found() for index, verdict in verdicts.items()}
+    counts = Counter(relation for relation in found.values() if relation)
+    return {index: Verdict(False, verdict.reason, {**verdict.fields, "relation": found[index]
+                                                    if found[index] and (counts[found[index]] >= 2 or len(verdicts) == 1) else None})
+            for index, verdict in verdicts.items()}
 
 
 def named(found: list[tuple[str, ...] | None], wrong: int) -> list[str]:

@@ -56,11 +56,15 @@ class Verdict:
             return " ".join(filter(None, [messages.text("compare.wrong_value_public", **self.fields), self.relation()]))
         return messages.text(self.reason, **(self.fields or {}))
 
+    def relation_found(self) -> tuple[str, int] | None:
+        """A wrong value's relation to the expected one (`relation`: a message id and its factor), or None."""
+        found = (self.fields or {}).get("relation")
+        return found() if callable(found) else found  # worked out only when a message needs it
+
     def relation(self) -> str:
         """The sentence of a wrong value's relation to the expected one ("exactly twice", "sign
         flipped", ...), or ""."""
-        found = (self.fields or {}).get("relation")
-        found = found() if callable(found) else found  # worked out only when a message needs it
+        found = self.relation_found()
         return messages.text(found[0], factor=found[1]) if found else ""
 
 
@@ -128,6 +132,8 @@ def _render(value: Any, items: int = 12) -> str:
     if isinstance(value, Fraction):
         if value.denominator > 1 << 20 and value.denominator & (value.denominator - 1) == 0 and Fraction(float(value)) == value:
             return repr(float(value))  # the exact value of a float (0.3 is 5404319552844595/2**54): shown as that float
+        if len(str(value.denominator)) + len(str(abs(value.numerator))) > LONG_FRACTION:  # an exact value of a float computation
+            return _decimal(value)
         return _integer(value.numerator) + ("" if value.denominator == 1 else "/" + _integer(value.denominator))
     if isinstance(value, np.ndarray):
         return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=items, formatter={"all": _render})
@@ -147,6 +153,18 @@ def _render(value: Any, items: int = 12) -> str:
     if isinstance(value, dict):
         return "{" + ", ".join(f"{_render(k) if not isinstance(k, str) else repr(k)}: {_render(v)}" for k, v in value.items()) + "}"
     return str(value)
+
+
+#: Digits (numerator and denominator together) beyond which a Fraction is shown as a decimal: the
+#: exact value of a float computation (a central difference of floats, say) has dozens.
+LONG_FRACTION = 24
+
+
+def _decimal(value: Fraction) -> str:
+    """A long Fraction as a decimal to the precision a float64 answer has: the nearest float as Python
+    writes it (beyond the float range, 15 significant digits)."""
+    number = _float(value)
+    return repr(number) if number is not None else format(Decimal(value.numerator) / Decimal(value.denominator), ".15g")
 
 
 def _integer(value: int) -> str:
@@ -221,14 +239,65 @@ RELATIONS = (("relation.negated", -1), ("relation.twice", 2), ("relation.half", 
 def relation(value: Fraction | float, target: Fraction, relative: float) -> tuple[str, int] | None:
     """How a wrong `value` relates to `target`, within the comparison's `relative` tolerance: a
     multiple (`RELATIONS`: the message id and the factor shown), or 1 minus it (a gate's complement,
-    for a target between 0 and 1); None when no such relation holds."""
-    if target != 0:
-        for message_id, factor in RELATIONS:
-            if _close(value, factor * target, relative):
-                return message_id, factor.denominator if isinstance(factor, Fraction) else factor
-    if 0 <= target <= 1 and _close(value, 1 - target, relative):
+    for a target strictly between 0 and 1); None when no such relation holds, and on values where
+    one would be a coincidence (either side 0, 1 or -1: any 1 is "1 minus" a 0, any 2 "twice" a 1).
+    `run_cases` names a relation only where it holds on more than one case or on such values."""
+    if trivial(value) or trivial(target):
+        return None
+    for message_id, factor in RELATIONS:
+        if _close(value, factor * target, relative):
+            return message_id, factor.denominator if isinstance(factor, Fraction) else factor
+    if 0 < target < 1 and _close(value, 1 - target, relative):
         return "relation.complement", 1
     return None
+
+
+def trivial(value: Fraction | float) -> bool:
+    """0, 1 or -1: a value that stands in a simple relation to almost anything by chance."""
+    return value in (0, 1, -1)
+
+
+#: Floats within this relative distance of the reference, and float32 values (see `float32_values`),
+#: are read as float32 arithmetic of the right computation.
+FLOAT32_REACH = 1e-3
+
+
+def _is_float32(value: float) -> bool:
+    with np.errstate(all="ignore"):
+        return float(np.float32(value)) == value
+
+
+def float32_values(got: Any, ref: Any) -> bool:
+    """True when `got` looks like the right value computed in float32: every float in it is a float32
+    value, at least one reference value is not (so float64 would have given more digits), and each
+    is within `FLOAT32_REACH` of its reference. Nested values are matched as `compare` matches them."""
+    pairs: list[tuple[float, Fraction]] = []
+
+    def walk(g: Any, r: Any) -> bool:
+        if isinstance(r, dict):
+            return isinstance(g, dict) and all(key in g and walk(g[key], sub) for key, sub in r.items())
+        if isinstance(r, (np.ndarray, list, tuple)):
+            try:
+                items = np.asarray(g, dtype=object).ravel().tolist() if isinstance(r, np.ndarray) else list(g)
+                subs = np.asarray(r, dtype=object).ravel().tolist() if isinstance(r, np.ndarray) else list(r)
+            except Exception:
+                return False
+            return len(items) == len(subs) and all(walk(a, b) for a, b in zip(items, subs))
+        target = _number(r) if not isinstance(r, (bool, str, set, frozenset)) and r is not None else None
+        if target is None:
+            return True
+        if isinstance(g, np.ndarray) and g.shape == ():
+            g = g[()]
+        if isinstance(g, (float, np.floating)) and math.isfinite(g):
+            pairs.append((float(g), target))
+            return True
+        return is_exact(g) and as_fraction(g) == target
+
+    if not walk(got, ref) or not pairs:
+        return False
+    return (all(_is_float32(value) for value, _ in pairs)
+            and any(not _is_float32(float(target)) for _, target in pairs if _float(target) is not None)
+            and all(_close(value, target, FLOAT32_REACH) for value, target in pairs))
 
 
 def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:

@@ -7,6 +7,7 @@ so the runner builds them itself from this module.
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import math
 import random
@@ -16,6 +17,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+
+from . import messages
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -180,6 +183,104 @@ def warm_up(model: dict) -> list[int]:
     return list(range(len(model["embeddings"])))
 
 
+class ContractBroken(Exception):
+    """A call that broke its contract in a way the result alone cannot show; `message_id` says how,
+    with its `fields`."""
+
+    def __init__(self, message_id: str, **fields):
+        super().__init__(message_id)
+        self.message_id, self.fields = message_id, fields
+
+
+def _arrays(value: Any) -> list[np.ndarray]:
+    """The numpy arrays in a value (nested in lists, tuples and dict values)."""
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [array for item in value for array in _arrays(item)]
+    return []
+
+
+def _show(value: Any) -> str:
+    text = np.array2string(value, threshold=8, separator=", ") if isinstance(value, np.ndarray) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _how(kind: str, **fields) -> str:
+    return messages.text(f"contract.how_{kind}", **fields)
+
+
+def _same_number(a: Any, b: Any) -> bool:
+    try:
+        return a == b or (a != a and b != b)  # NaN is NaN
+    except Exception:
+        return False
+
+
+def difference(before: Any, after: Any, where: str) -> str | None:
+    """How `after` differs from `before` (a value as it was given, and as the call left it), as
+    `where` followed by the first change (`model['W_h'][0, 1] was 0.5, now 1.0`); None when it is
+    the same. Objects are compared by their state (`codec_state`, or their attributes); anything
+    else that cannot be compared counts as unchanged."""
+    if isinstance(before, np.ndarray):
+        if not isinstance(after, np.ndarray) or after.shape != before.shape:
+            return _how("reshaped", where=where, before=f"shape {before.shape}", after=_show(after))
+        if before.dtype != after.dtype:
+            return _how("value", where=where, before=str(before.dtype), after=str(after.dtype))
+        if before.dtype.kind in "fciub":
+            if np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"):
+                return None
+            index = tuple(int(i) for i in np.argwhere(~((before == after) | ((before != before) & (after != after))))[0])
+            at = f"{where}[{', '.join(map(str, index))}]"
+            return _how("value", where=at, before=repr(before[index].item()), after=repr(after[index].item()))
+        return next((found for index in np.ndindex(before.shape)
+                     if (found := difference(before[index], after[index], f"{where}[{', '.join(map(str, index))}]"))), None)
+    if isinstance(before, dict):
+        if not isinstance(after, dict):
+            return _how("value", where=where, before="dict", after=_show(after))
+        added, removed = [k for k in after if k not in before], [k for k in before if k not in after]
+        if removed:
+            return _how("key_lost", where=where, key=repr(removed[0]))
+        if added:
+            return _how("key_added", where=where, key=repr(added[0]))
+        return next((found for key in before if (found := difference(before[key], after[key], f"{where}[{key!r}]"))), None)
+    if isinstance(before, (list, tuple)):
+        if type(after) is not type(before):
+            return _how("value", where=where, before=type(before).__name__, after=_show(after))
+        if len(after) != len(before):
+            return _how("length", where=where, before=len(before), after=len(after))
+        return next((found for index, (a, b) in enumerate(zip(before, after)) if (found := difference(a, b, f"{where}[{index}]"))), None)
+    if isinstance(before, (set, frozenset, str, bytes, bool, int, float, complex, Fraction, np.generic)) or before is None:
+        return None if type(after) is type(before) and _same_number(before, after) else _how("value", where=where, before=_show(before), after=_show(after))
+    if callable(getattr(before, "codec_state", None)) and callable(getattr(after, "codec_state", None)):
+        return difference(before.codec_state(), after.codec_state(), where)
+    if hasattr(before, "__dict__") and hasattr(after, "__dict__") and not isinstance(before, (types.FunctionType, type)):
+        return difference(vars(before), vars(after), where)
+    return None
+
+
+def unchanged_arguments(fn, given: tuple[tuple, dict], passed: tuple[tuple, dict]) -> None:
+    """Hold a call to leaving its arguments as they were: `given` is the case's arguments (untouched),
+    `passed` the copies the function received. Raises ContractBroken naming the first argument it
+    changed (by its parameter name where the signature gives one) and how."""
+    try:
+        names = list(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        names = []
+    (args, kwargs), (got_args, got_kwargs) = given, passed
+    pairs = [(names[i] if i < len(names) else f"argument {i + 1}", a, b) for i, (a, b) in enumerate(zip(args, got_args))]
+    pairs += [(key, kwargs[key], got_kwargs.get(key)) for key in kwargs]
+    for name, before, after in pairs:
+        try:
+            how = difference(before, after, name)
+        except RecursionError:
+            how = None
+        if how:
+            raise ContractBroken("contract.changed_argument", argument=name, how=how)
+
+
 def call_plain(fn, args: tuple, kwargs: dict) -> Any:
     """Call the function on the case."""
     return fn(*args, **kwargs)
@@ -194,37 +295,24 @@ def call_after_warm_up(fn, args: tuple, kwargs: dict) -> Any:
     return fn(*args, **kwargs)
 
 
-class ContractBroken(Exception):
-    """A call that broke its contract in a way the result alone cannot show; `message_id` says how."""
-
-    def __init__(self, message_id: str):
-        super().__init__(message_id)
-        self.message_id = message_id
-
-
-def _arrays(value: Any) -> list[np.ndarray]:
-    """The numpy arrays in a value (nested in lists, tuples and dict values)."""
-    if isinstance(value, np.ndarray):
-        return [value]
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [array for item in value for array in _arrays(item)]
-    return []
+def call_twice(fn, args: tuple, kwargs: dict) -> Any:
+    """Call the function on a copy of the case first, then on the case: a result that depends on an
+    earlier call (a gradient accumulator never reset, memory kept in a default or a global) shows up
+    as a wrong value, in the self-check as at grading."""
+    fn = pristine(fn)
+    fn(*copy.deepcopy(args), **copy.deepcopy(kwargs))
+    return fn(*args, **kwargs)
 
 
 def call_returning_copies(fn, args: tuple, kwargs: dict) -> Any:
-    """Call the function, then hold it to "returns copies": the arrays it was given are unchanged,
-    and none of them (nor a view of one) comes back in the result."""
-    given = _arrays((args, kwargs))
-    before = [array.copy() for array in given]
+    """Call the function, then hold it to "returns copies": none of the arrays it was given (nor a
+    view of one) comes back in the result (that it leaves them unchanged, every call is held to)."""
     result = fn(*args, **kwargs)
-    if any(array.shape != old.shape or not np.array_equal(array, old, equal_nan=True) for array, old in zip(given, before)):
-        raise ContractBroken("contract.changed_inputs")
+    given = _arrays((args, kwargs))
     if any(np.shares_memory(out, array) for out in _arrays(result) for array in given):
         raise ContractBroken("contract.returned_inputs")
     return result
 
 
 #: The ways a check calls a student's function, by name.
-CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up, "returning_copies": call_returning_copies}
+CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up, "twice": call_twice, "returning_copies": call_returning_copies}

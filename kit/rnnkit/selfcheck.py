@@ -50,11 +50,13 @@ def public_checks(assignment: str) -> dict[str, dict]:
     return public_half(assignment)["checks"]
 
 
-def selfcheck(assignment: str, name: str, obj: Any, timeout: float = 10.0):
-    """The report of `obj` on the public cases of check `name`. A mistake of another function that
-    `name` calls is named only when the student's version of that function (beside `obj` in the
-    notebook) gets a public case of its own check wrong."""
+def selfcheck(assignment: str, name: str, obj: Any, timeout: float | None = None):
+    """The report of `obj` on the public cases of check `name`, each call within `timeout` seconds
+    (default: the grader's own limit, the course's CALL_TIMEOUT as the kit stores it). A mistake of
+    another function that `name` calls is named only when the student's version of that function
+    (beside `obj` in the notebook) gets a public case of its own check wrong."""
     spec = public_checks(assignment)[name]
+    timeout = public_half(assignment).get("CALL_TIMEOUT", 10.0) if timeout is None else timeout
     rules = Rules(**spec["rules"])
     cases = [(Case(c["args"], c["kwargs"], messages.text("check.case_public", label=messages.case_label(c["label"]))), True, c["expected"]) for c in spec["cases"]]
     stored = {id(case): c["mistakes"] for (case, _, _), c in zip(cases, spec["cases"])}

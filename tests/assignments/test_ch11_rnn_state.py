@@ -301,3 +301,47 @@ def test_exercise_checks_never_reveal_the_answer():
 
 
 
+
+
+# ----------------------------------------------------------------------------- the self-check finds what the grade finds
+def _public_report(name: str, source: str):
+    """The public cases of check `name` alone, on the reference solution with `source` in it."""
+    fn = core.catalogue.submission(get(A).template, source)[name]
+    return core.run_cases(A, name, fn, core.public_cases(CHECKS[name]), CHECKS[name].rules,
+                          diagnose=lambda got, case: core.diagnose(get(A), CHECKS[name], got, case, lambda function: function == name))
+
+
+@pytest.mark.parametrize("mistake", ["input_weight_transposed", "column_vector_convention", "recurrent_weight_transposed",
+                                     "window_without_relu", "choice_read_from_the_state", "tie_to_last"])
+def test_a_catalogued_mistake_fails_a_public_case_and_is_named_there(mistake):
+    entry = next(e for e in MISTAKES if e.id == mistake)
+    report = _public_report(entry.function, entry.source())
+    assert report.passed < len(report.results) and report.misconceptions == [mistake], (mistake, report.misconceptions)
+
+
+@pytest.mark.parametrize("name, source", [
+    ("min_fillers_to_flip", "def min_fillers_to_flip(model):\n    ids = model['vocabulary']\n    for n in range(1, 101):\n"
+                            "        last = run_rnn([ids['blue']] + [ids['filler']] * n + [ids['key'], ids['is']], model)[-1]\n"
+                            "        if choose(last['probs'], model['candidates']) == model['candidates'][0]:\n            return n\n    return None\n"),
+    ("ex_11_7_1", "def ex_11_7_1(model):\n    return {'min_fillers': 1, 'final_h': [0.0, 0.125], 'logits': [0.125, 0.125]}\n"),
+    ("softmax", "def softmax(z):\n    z = np.asarray(z, dtype=float)\n    e = np.exp(z - z.min())\n    return e / e.sum()\n"),
+], ids=["fillers-counted-from-one", "book-answer-typed-in", "softmax-shifted-by-the-smallest"])
+def test_an_uncatalogued_classic_fails_the_self_check_and_is_named_nowhere(name, source):
+    report = _public_report(name, source)
+    assert report.passed < len(report.results) and report.misconceptions == [], report.lines(graded=False)
+
+
+def test_every_branch_leads_the_hidden_cases_or_is_public():
+    for name in STUBS + ["ex_11_7_1", "ex_11_7_2"]:
+        check = CHECKS[name]
+        public = [(case, expected) for case, _, expected in core._public_cases(check)]
+        drawn = [(case, check.expected(case)) for case in hidden(name, "student-003")]
+        for branch in check.branches:
+            assert any(branch.holds(case, expected) for case, expected in public + drawn), (name, branch.name)
+
+
+def test_late_flips_have_a_nonsymmetric_input_matrix():
+    rng = random.Random(13)
+    for _ in range(5):
+        model = ch11_checks.late_flip_model(rng)
+        assert not np.array_equal(model["W_x"], model["W_x"].T)

@@ -76,6 +76,47 @@ def test_the_rules_have_sentences_of_the_kit_and_of_the_assignment():
 
 # ----------------------------------------------------------------------------- mistakes
 
+#: Classics the self-check must name on the public cases alone, before any grade.
+SELF_CHECK_NAMES = ["window_slides_by_one", "backward_not_realigned", "backward_reads_forwards", "only_the_example_of_12_8",
+                    "state_carried_across_sequences", "padding_updates_state", "loss_averaged_over_padding"]
+
+
+@pytest.mark.parametrize("mistake_id", SELF_CHECK_NAMES)
+def test_a_classic_is_named_by_the_self_check(mistake_id):
+    from rnnkit.selfcheck import selfcheck
+
+    entry = next(entry for entry in MISTAKES if entry.id == mistake_id)
+    report = selfcheck(ASSIGNMENT, entry.function, entry.namespace()[entry.function])
+    assert report.passed < len(report.results) and report.misconceptions == [mistake_id], report.lines(graded=False)
+
+
+def test_the_sliding_window_is_caught_where_segments_and_windows_differ():
+    """Windows of k from every step agree with the segments only when k = 1; the book's k = 2 case
+    tells them apart (-21/32 against -7/16)."""
+    windows = next(entry for entry in MISTAKES if entry.id == "window_slides_by_one").namespace()["truncated_bptt_scalar"]
+    xs, w, targets = [1, 0, 0, 0], Fraction(1, 2), {4: 1}
+    assert windows(xs, w, targets, 1)["grad"] == solution.truncated_bptt_scalar(xs, w, targets, 1)["grad"]
+    assert windows(xs, w, targets, 2)["grad"] == Fraction(-21, 32) != solution.truncated_bptt_scalar(xs, w, targets, 2)["grad"]
+
+
+def test_the_12_7_6_sentence_points_to_another_task_without_naming_it():
+    entry = next(entry for entry in MISTAKES if entry.id == "only_the_example_of_12_8")
+    assert "another listed task also sees the whole input" in entry.says["en"] and "还有一个" in entry.says["zh"]
+    assert not any(word in entry.says["en"].lower() for word in ("tagging", "labelling", "labeling", " s.", "option s"))
+
+
+def test_an_all_padding_row_keeps_h0_and_a_falsy_entity_id_still_counts():
+    """Two branches of the contract on the reference solution: a row of length 0 stays at h0 (and
+    is its final state); an entity id 0 continuing is no change of entity."""
+    step, h0 = TanhStep.seeded(5, 2, 2), np.array([0.25, -0.5])
+    X = np.ones((2, 3, 2))
+    H, final = solution.masked_rnn_forward(step, X, np.array([3, 0]), h0)
+    assert np.array_equal(H[1], np.tile(h0, (3, 1))) and np.array_equal(final[1], h0)
+    stream = [(0, np.ones(2)), (0, np.zeros(2)), (1, np.ones(2))]
+    states = solution.run_entities(step, stream, h0)
+    assert np.array_equal(states[:2], solution.run_stream(step, [np.array([np.ones(2), np.zeros(2)])], h0)[0])
+
+
 
 
 def test_a_causal_model_that_reads_the_sequence_backwards_is_caught_and_named():

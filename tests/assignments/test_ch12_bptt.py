@@ -58,18 +58,18 @@ def test_the_solution_clips_into_float_copies_and_leaves_the_arrays_it_is_given_
 
 
 def test_clipping_that_rescales_or_returns_the_callers_arrays_breaks_the_contract():
-    def in_place(grads, max_norm):
+    def in_place(grads, max_norm):  # scales the caller's arrays, then hands back copies of them
         norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in grads))
         if norm > max_norm:
             for g in grads:
                 g *= max_norm / norm
-        return grads
+        return [np.array(g, dtype=float) for g in grads]
 
     def aliased(grads, max_norm):  # np.asarray makes no copy of a float array: the caller's comes back
         norm = np.sqrt(sum(float(np.sum(np.square(g))) for g in grads))
         return [np.asarray(g, dtype=float) * (max_norm / norm) if norm > max_norm else np.asarray(g, dtype=float) for g in grads]
 
-    for wrong, reason in ((in_place, "it changed the arrays it was given"), (aliased, "it returned an array it was given")):
+    for wrong, reason in ((in_place, "it changed its argument `grads`"), (aliased, "it returned an array it was given")):
         report = grade("clip_by_global_norm", wrong)
         broken = [r for r in report.results if not r.ok]
         assert report.score < 2, wrong.__name__
@@ -107,3 +107,54 @@ def test_update_sign_is_named_in_the_caller_when_the_students_sgd_update_has_it(
     fn = next(entry for entry in get(A).mistakes() if entry.id == "update_sign").namespace()["update_and_recompute"]
     for report in (grade("update_and_recompute", fn), selfcheck(A, "update_and_recompute", fn)):
         assert report.misconceptions == ["update_sign"]
+
+
+# ----------------------------------------------------------------------------- the classics, named in the self-check
+
+def _mistaken(mistake_id: str, function: str):
+    return next(entry for entry in get(A).mistakes() if entry.id == mistake_id).namespace()[function]
+
+
+def test_the_literal_second_read_of_12_7_2_fails_the_self_check_and_is_named_there_and_in_the_grade():
+    """With the book's three reads from h_0 = 0 "the second read" is all that is missing; the public case
+    of another length shows it is not the rule."""
+    fn = _mistaken("second_read_only", "ex_12_7_2")
+    for report in (selfcheck(A, "ex_12_7_2", fn), grade("ex_12_7_2", fn)):
+        assert report.passed < len(report.results) and report.misconceptions == ["second_read_only"]
+    book = public_cases(CHECKS["ex_12_7_2"])[0][0]
+    assert catalogue.submission(get(A).template, "")["ex_12_7_2"](*book.args) == fn(*book.args)  # right on the book's case
+
+
+def test_a_gradient_accumulator_never_reset_is_named_in_the_self_check_and_the_grade():
+    student = '''
+def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, grads={}):
+    xs = np.asarray(xs, dtype=float)
+    states = [np.asarray(h0, dtype=float)]
+    for x in xs:
+        states.append(np.tanh(x @ W_x + states[-1] @ W_h + b))
+    for key, like in (("dW_x", W_x), ("dW_h", W_h), ("db", b)):
+        grads.setdefault(key, np.zeros_like(like, dtype=float))
+    carry = np.zeros_like(states[0])
+    for t in reversed(range(len(xs))):
+        delta = (dh_direct[t] + carry) * (1 - states[t + 1] ** 2)
+        grads["dW_x"] += np.outer(xs[t], delta)
+        grads["dW_h"] += np.outer(states[t], delta)
+        grads["db"] += delta
+        carry = delta @ W_h.T
+    return {"dW_x": grads["dW_x"].copy(), "dW_h": grads["dW_h"].copy(), "db": grads["db"].copy(), "dh0": carry}
+'''
+    fn = catalogue.submission(get(A).template, student)["rnn_backward"]
+    for report in (selfcheck(A, "rnn_backward", fn), grade("rnn_backward", fn)):
+        assert report.passed < len(report.results) and report.misconceptions == ["gradients_kept_between_calls"]
+
+
+def test_weight_gradients_in_the_column_vector_layout_are_named_on_a_public_case():
+    fn = _mistaken("weight_grads_transposed", "rnn_backward")
+    report = selfcheck(A, "rnn_backward", fn)
+    assert report.passed < len(report.results) and report.misconceptions == ["weight_grads_transposed"]
+
+
+def test_each_numerical_exercise_has_a_public_case_of_another_size_than_the_books():
+    sizes = {name: {len(case.args[0]) if name == "ex_12_7_2" else case.args[2] for case, _, _ in public_cases(CHECKS[name])}
+             for name in ("ex_12_7_1", "ex_12_7_2")}
+    assert sizes["ex_12_7_1"] - {4} and sizes["ex_12_7_2"] - {3}

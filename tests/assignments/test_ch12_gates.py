@@ -61,6 +61,10 @@ def test_the_catalogue_covers_the_issue():
         "gru_complementary_update": "gru_step", "gru_reset_on_kept_branch": "gru_step", "gru_reset_after_matmul": "gru_step",
         "gru_concat_h_first": "gru_step", "gru_candidate_sigmoid": "gru_step",
         "lstm_count_two_biases": "lstm_param_count", "rnn_count_without_bias": "rnn_param_count", "gru_count_without_bias": "gru_param_count",
+        # the classics of issue 32
+        "lstm_pytorch_gate_order": "lstm_step", "gru_count_four_blocks": "gru_param_count", "ex_reset_erases_state": "ex_12_7_5",
+        "cell_without_forget_gate": "lstm_cell_update", "gru_residual_update": "gru_step", "ex_residual_mix": "ex_12_7_5",
+        "ex_cell_without_forget_gate": "ex_12_7_4",
     }
     for mistake_id, function in wanted.items():
         assert found.get(mistake_id) == function, mistake_id
@@ -77,8 +81,9 @@ def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exerc
             report = grade("lstm_step", entry.namespace()["lstm_step"], student="callers")
             assert report.score < POINTS["lstm_step"], entry.id
     # exercise 12.7.4 is one scalar cell (where a dot product is the product): the cell path's mistakes are its own
-    assert {entry.id for entry in get(ASSIGNMENT).for_check("ex_12_7_4")} == {"ex_output_gate_erases_cell", "ex_h_without_tanh"}
-    for mistake_id in ("ex_output_gate_erases_cell", "ex_h_without_tanh"):
+    own = {"ex_output_gate_erases_cell", "ex_h_without_tanh", "ex_cell_without_forget_gate"}
+    assert {entry.id for entry in get(ASSIGNMENT).for_check("ex_12_7_4")} == own
+    for mistake_id in sorted(own):
         entry = next(e for e in MISTAKES if e.id == mistake_id)
         report = grade("ex_12_7_4", entry.namespace()["ex_12_7_4"])
         assert report.score == 0 and report.misconceptions == [mistake_id], mistake_id
@@ -124,6 +129,62 @@ def test_a_gru_with_the_pytorch_placement_fails_the_visible_two_coordinate_case(
     report = grade("gru_step", entry.namespace()["gru_step"], hidden=0)
     public = [result.ok for result in report.results]
     assert public[:2] == [True, True] and public[2] is False  # the book's scalar cases cannot tell; the 2-d case can
+
+
+CLASSICS = ("lstm_pytorch_gate_order", "gru_count_four_blocks", "ex_reset_erases_state", "cell_without_forget_gate",
+            "gru_residual_update", "ex_residual_mix", "ex_cell_without_forget_gate")
+
+
+@pytest.mark.parametrize("mistake_id", CLASSICS)
+def test_the_classics_are_caught_and_named_by_the_self_check(mistake_id):
+    """Each classic fails a public case and the self-check (the kit's stored mistaken outputs) names it."""
+    entry = next(e for e in MISTAKES if e.id == mistake_id)
+    report = selfcheck(ASSIGNMENT, entry.function, entry.namespace()[entry.function])
+    assert report.passed < len(report.results) and report.misconceptions == [mistake_id], report.lines(graded=False)
+    graded = grade(entry.function, entry.namespace()[entry.function])
+    assert graded.score == 0 and graded.misconceptions == [mistake_id], graded.lines(graded=True)
+
+
+def test_the_pytorch_gate_order_shows_on_every_public_step_and_names_both_orders():
+    entry = next(e for e in MISTAKES if e.id == "lstm_pytorch_gate_order")
+    report = grade("lstm_step", entry.namespace()["lstm_step"], hidden=0)
+    assert not any(result.ok for result in report.results)  # the public blocks all differ
+    text = entry.says["en"]
+    assert "PyTorch's order i, f, g, o" in text and "f, i, o, g" in text
+
+
+def test_the_keep_weight_of_12_7_5_is_not_z_times_r_and_the_book_case_shows_it():
+    book = CHECKS["ex_12_7_5"].public()[0]
+    wrong = _mutant("ex_reset_erases_state", "ex_12_7_5")(*book.args)
+    assert wrong["keep weight"] == 0 and wrong["h"] == 0  # "r = 0 erases the state"
+    assert solution.ex_12_7_5(*book.args)["h"] == book.args[0]
+
+
+def test_each_exercise_has_a_public_case_of_other_numbers_that_shows_nothing():
+    for name, setup in (("ex_12_7_4", ref.EXERCISE_12_7_4), ("ex_12_7_5", ref.EXERCISE_12_7_5)):
+        check = CHECKS[name]
+        book = tuple(public_value(value) for value in setup.values())[:len(check.params)]
+        others = [case for case in check.public() if tuple(case.args) != book]
+        assert others and not check.reveal, name
+
+
+def test_a_residual_update_is_named_and_not_called_a_multiple():
+    for mistake_id, name in (("gru_residual_update", "gru_step"), ("cell_without_forget_gate", "lstm_cell_update")):
+        report = grade(name, _mutant(mistake_id, name))
+        lines = "\n".join(report.lines(graded=True))
+        assert report.misconceptions == [mistake_id] and "3 times" not in lines, lines
+
+
+def test_the_largest_public_cases_are_the_largest_drawn():
+    from autograder.assignments.ch12_gates import checks as gate_checks
+
+    widest = {name: max(len(case.args[1]) for case in CHECKS[name].public()) for name in ("lstm_step", "gru_step")}
+    assert widest == {"lstm_step": gate_checks.STEP_D, "gru_step": gate_checks.STEP_D}
+    assert max(np.size(case.args[0]) for case in CHECKS["sigmoid"].public()) == gate_checks.SIGMOID_LONGEST
+    assert max(np.size(case.args[0]) for case in CHECKS["lstm_cell_update"].public()) == gate_checks.CELL_WIDEST
+    assert max(case.args[1] for case in CHECKS["retention"].public()) >= gate_checks.RETENTION_MOST
+    for name in ("rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
+        assert (gate_checks.COUNT_MOST, gate_checks.COUNT_MOST) in [tuple(case.args) for case in CHECKS[name].public()]
 
 
 def test_the_public_self_check_is_fast():

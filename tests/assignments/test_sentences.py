@@ -1,6 +1,6 @@
 """An exercise's sentences, written beside its code in both languages: each public case's label
-(`Case(label={"en": ..., "zh": ...})`), each mistake's note (`@mistake(..., en=..., zh=...)`) and
-each probe's message. Every one has both languages; the Chinese is written in Chinese, with the
+(`Case(label={"en": ..., "zh": ...})`), each mistake's note (`@mistake(..., en=..., zh=...)`), each
+branch of a contract (`Branch(..., en=..., zh=...)`) and each probe's message. Every one has both languages; the Chinese is written in Chinese, with the
 English one's placeholders, and a label's Chinese keeps its numbers in order; `COURSE_LANG=zh`
 shows the Chinese. The kit's copies are built from them (tests/authoring/test_kit.py)."""
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _written(spec) -> list[tuple[str, str, str, bool]]:
     """(where, English, Chinese, a sentence rather than a label) of every sentence written in the
     assignment's modules: the {"en": ..., "zh": ...} literals (labels; probe messages, given as
     `message=`; an f-string by its fixed text and the names of its fields) and the `en=`/`zh=` of
-    each `@mistake`."""
+    each `@mistake` (a sentence) and each other call, a `Branch` (a label)."""
     def text(node: ast.AST) -> str:
         if isinstance(node, ast.JoinedStr):
             return "".join(part.value if isinstance(part, ast.Constant) else "{" + ast.unparse(part.value) + "}" for part in node.values)
@@ -43,9 +43,10 @@ def _written(spec) -> list[tuple[str, str, str, bool]]:
             if isinstance(node, ast.Dict) and {getattr(key, "value", None) for key in node.keys} == {"en", "zh"}:
                 pair = dict(zip((key.value for key in node.keys), node.values))
                 found.append((f"{path.name}:{node.lineno}", text(pair["en"]), text(pair["zh"]), id(node) in messages_given))
-            elif isinstance(node, ast.Call) and getattr(node.func, "id", "") == "mistake" and node.keywords:
+            elif isinstance(node, ast.Call) and {"en", "zh"} <= {keyword.arg for keyword in node.keywords}:
                 pair = {keyword.arg: keyword.value for keyword in node.keywords}
-                found.append((f"{path.name}:{node.lineno}", text(pair["en"]), text(pair["zh"]), True))
+                if all(isinstance(pair[lang], (ast.Constant, ast.JoinedStr)) for lang in ("en", "zh")):  # not a helper passing them on
+                    found.append((f"{path.name}:{node.lineno}", text(pair["en"]), text(pair["zh"]), getattr(node.func, "id", "") == "mistake"))
     return found
 
 

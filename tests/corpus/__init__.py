@@ -290,6 +290,8 @@ def summary(found: list[Verdict]) -> str:
             f"{c['named wrongly']} named wrongly; {c['collateral losses']} with points lost on checks their function does not feed")
     lines = [head]
     for v in found:
+        if v.outcome == "not named" and v.entry.expected is not None:
+            lines.append(f"  note, not named although {v.entry.expected} fits: {v.entry.label} [{v.entry.student}]: {v.detail}")
         if not v.good:
             expected = f" (expected {v.entry.expected})" if v.entry.kind == "mistake" else ""
             lines.append(f"  {v.outcome.upper()}: {v.entry.label} [{v.entry.student}]{expected}: {v.detail}"

@@ -280,4 +280,182 @@ ENTRIES = [
         def ex_12_7_6():
             return {"leak": frozenset({"B", "A"}), "full_context_ok": ("S", "P")}
     ''', why="a frozenset and a tuple"),
+
+    # ------------------------------------------------------------------ round three: branches, classics, guarded arguments
+    variant(A, "masked_rnn_forward", "masked-where-broadcast", """
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            B, T, _ = X.shape
+            valid = np.arange(T)[None, :] < np.asarray(lengths).reshape(-1, 1)   # (B, T) mask
+            h = np.broadcast_to(np.asarray(h0, dtype=float), (B, np.size(h0))).copy()
+            H = np.zeros((B, T, np.size(h0)))
+            for t in range(T):
+                h = np.where(valid[:, t, None], step(X[:, t, :], h), h)
+                H[:, t, :] = h
+            last = np.clip(np.asarray(lengths) - 1, 0, None)
+            return H, H[np.arange(B), last]   # a row of length 0 never moved from h0
+    """, why="a (B, T) mask, np.where with broadcasting, final states gathered at clipped lengths - 1"),
+    variant(A, "masked_rnn_forward", "masked-row-lists", """
+        def masked_rnn_forward(step, X, lengths, h0):
+            all_rows, finals = [], []
+            for x_row, n in zip(np.asarray(X, dtype=float), lengths):
+                h = np.array(h0, dtype=float)
+                row = []
+                for t, x in enumerate(x_row):
+                    if t < n:
+                        h = step(x, h)
+                    row.append(h)
+                all_rows.append(row)
+                finals.append(h)
+            return np.array(all_rows), np.array(finals)
+    """, why="one row at a time into nested lists, converted at the end"),
+    variant(A, "run_stream", "stream-generator", """
+        def run_stream(step, segments, h0):
+            def states():
+                h = np.asarray(h0, dtype=float)
+                for segment in segments:
+                    for x in segment:
+                        h = step(np.asarray(x, dtype=float), h)
+                        yield h
+
+            flow = states()
+            return [np.array([next(flow) for _ in range(len(segment))]).reshape(len(segment), -1) for segment in segments]
+    """, why="one generator over the whole stream, consumed segment by segment"),
+    variant(A, "truncated_bptt_scalar", "truncated-fractions", """
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            xs = [Fraction(x) for x in xs]
+            w, h = Fraction(w), Fraction(h0)
+            y = {int(t): Fraction(v) for t, v in targets.items()}
+            before, states = [], []
+            for x in xs:
+                before.append(h)
+                h = x + w * h
+                states.append(h)
+            loss = sum(((states[t - 1] - v) ** 2 / 2 for t, v in y.items()), Fraction(0))
+            grad = Fraction(0)
+            segment_starts = list(range(0, len(xs), k))
+            for start in segment_starts:
+                stop = min(start + k, len(xs))
+                back = Fraction(0)          # dL/dh flowing back inside this segment only
+                for t in range(stop - 1, start - 1, -1):
+                    if t + 1 in y:
+                        back += states[t] - y[t + 1]
+                    grad += back * before[t]
+                    back *= w
+            return {"states": states, "loss": loss, "grad": grad}
+    """, why="everything converted to Fraction, a backward pass per segment"),
+    variant(A, "bidirectional_features", "bidirectional-slices", """
+        def bidirectional_features(step_f, step_b, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            forward, h = [], np.asarray(h0, dtype=float)
+            for x in xs:
+                h = step_f(x, h)
+                forward.append(h)
+            backward, h = [], np.asarray(h0, dtype=float)
+            for x in xs[::-1]:              # read from x_T down to x_1
+                h = step_b(x, h)
+                backward.append(h)
+            backward = backward[::-1]       # back in time order: row t has read x_T..x_t
+            return np.hstack([np.array(forward), np.array(backward)])
+    """, why="reversed slicing [::-1] for the backward reader, then the states re-reversed"),
+    mistake(A, "truncated_bptt_scalar", "truncated-sliding-window", """
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            states, h = [], h0
+            for x in xs:
+                h = x + w * h
+                states.append(h)
+            loss = sum((states[t - 1] - y) * (states[t - 1] - y) / 2 for t, y in targets.items())
+            grad = 0
+            for start in range(len(xs)):             # a window of k steps from every step
+                end = min(start + k, len(xs))
+                upstream = 0
+                for t in range(end - 1, start - 1, -1):
+                    if t + 1 in targets:
+                        upstream = upstream + states[t] - targets[t + 1]
+                    grad = grad + upstream * (states[t - 1] if t > 0 else h0)
+                    upstream = upstream * w
+            return {"states": states, "loss": loss, "grad": grad}
+    """, "window_slides_by_one", why="the truncation window slides by one step: overlapping windows of k"),
+    mistake(A, "bidirectional_features", "bidirectional-flip-not-restored", """
+        def bidirectional_features(step_f, step_b, xs, h0):
+            forward = generation_features(step_f, xs, h0)
+            backward = generation_features(step_b, np.flip(np.asarray(xs, dtype=float), axis=0), h0)
+            return np.hstack((forward, backward))
+    """, "backward_not_realigned", why="the inputs flipped for the backward reader, its states never flipped back"),
+    mistake(A, "masked_mean_loss", "loss-denominator-all-positions", """
+        def masked_mean_loss(losses, mask):
+            kept = np.where(np.asarray(mask, dtype=bool), np.asarray(losses, dtype=float), 0.0)
+            return float(kept.sum() / kept.size)
+    """, "loss_averaged_over_padding", why="padding kept out of the sum but counted in the denominator"),
+    mistake(A, "run_independent", "independent-chained-via-stream", """
+        def run_independent(step, sequences, h0):
+            results, h = [], np.asarray(h0, dtype=float)
+            for xs in sequences:
+                states = run_stream(step, [xs], h)[0]
+                results.append(states)
+                h = states[-1]          # go on from where the last sequence stopped
+            return results
+    """, "state_carried_across_sequences", why="each sequence started from the previous one's last state"),
+    mistake(A, "masked_mean_loss", "loss-zeroes-padding-in-place", """
+        def masked_mean_loss(losses, mask):
+            losses = np.asarray(losses, dtype=float)
+            mask = np.asarray(mask, dtype=bool)
+            losses[~mask] = 0.0          # clean the padding first (in the caller's array)
+            return float(losses.sum() / mask.sum())
+    """, None, why="the padded losses zeroed in the caller's array: the argument guard fails it"),
+    mistake(A, "masked_rnn_forward", "masked-zeroes-padding-in-place", """
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            B, T, _ = X.shape
+            padded = np.arange(T)[None, :] >= np.asarray(lengths)[:, None]
+            X[padded] = 0.0              # padding cleaned in place, in the caller's batch
+            h = np.tile(np.asarray(h0, dtype=float), (B, 1))
+            H = np.empty((B, T, h.shape[1]))
+            for t in range(T):
+                h = np.where(padded[:, t, None], h, step(X[:, t], h))
+                H[:, t] = h
+            return H, h
+    """, None, why="the padded inputs zeroed in the caller's X: the argument guard fails it"),
+    mistake(A, "masked_rnn_forward", "masked-empty-row-crash", """
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            B, T, _ = X.shape
+            H = np.zeros((B, T, np.size(h0)))
+            final = np.zeros((B, np.size(h0)))
+            for b in range(B):
+                states, h = [], np.asarray(h0, dtype=float)
+                for t in range(int(lengths[b])):
+                    h = step(X[b, t], h)
+                    states.append(h)
+                H[b, :len(states)] = states
+                H[b, len(states):] = states[-1]   # hold the last valid state
+                final[b] = states[-1]
+            return H, final
+    """, None, why="the last valid state taken as states[-1]: a row that is all padding has none"),
+    mistake(A, "generation_features", "generation-from-zeros", """
+        def generation_features(step, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            h = np.zeros(np.size(h0))           # start from a clean state
+            out = np.zeros((len(xs), np.size(h0)))
+            for t in range(len(xs)):
+                h = step(xs[t], h)
+                out[t] = h
+            return out
+    """, None, why="h0 ignored: every run starts from zeros"),
+    mistake(A, "run_entities", "entities-falsy-first-check", """
+        def run_entities(step, stream, h0):
+            last, h, rows = None, None, []
+            for entity, x in stream:
+                if not last or entity != last:     # first pair, or a new entity
+                    h = np.asarray(h0, dtype=float)
+                h = step(np.asarray(x, dtype=float), h)
+                last = entity
+                rows.append(h)
+            return np.array(rows).reshape(len(rows), -1)
+    """, None, why="`not last` used for the first pair: an entity id 0 resets at every one of its steps"),
+    variant(A, "ex_12_7_6", "ex6-sorted-lists", """
+        def ex_12_7_6():
+            leak = sorted({"B", "A"})
+            return {"leak": leak, "full_context_ok": sorted("SP")}
+    """, why="sorted lists of letters"),
 ]

@@ -236,11 +236,229 @@ ENTRIES = [
     mistake(A, "ex_12_7_1", "ex1-book-answer-typed-in", '''
         def ex_12_7_1(rate, factor, distance):
             return Fraction(1, 8) if factor < 1 else Fraction(81, 8)
-    ''', None, hidden_only=True, why="the book's two answers typed in: the self-check passes, the other numbers of the grade do not"),
+    ''', None, why="the book's two answers typed in: the self-check's case of another size fails it, as the grade's numbers do"),
     variant(A, "ex_12_7_2", "ex2-all-but-last", '''
         def ex_12_7_2(xs, w, target, lr):
             table = bptt_scalar(xs, w, target)
             missing = sum(table["contributions"]) - table["contributions"][-1]
             return {"missing contribution": missing, "w_new": w - lr * table["grad"]}
     ''', why="the missing part as everything but the last use"),
+    # ------------------------------------------------------------------ round three: more styles, the classics
+    variant(A, "bptt_scalar", "bptt-recursive-rates", """
+        def bptt_scalar(xs, w, target, h0=0):
+            states = scalar_forward(xs, w, h0)
+            error = states[-1] - target
+
+            def rate(t):  # dL/dh_t, 0-based, by recursion on the edges to the end
+                return error if t == len(states) - 1 else rate(t + 1) * w
+
+            dL_dh = [rate(t) for t in range(len(states))]
+            olds = [h0] + states[:-1]
+            contributions = [dL_dh[t] * olds[t] for t in range(len(states))]
+            total = 0
+            for c in contributions:
+                total = total + c
+            return {"states": states, "loss": error * error / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": total}
+    """, why="dL/dh_t by a recursive helper, the sum by hand"),
+    mistake(A, "bptt_scalar", "bptt-contributions-default-list", """
+        def bptt_scalar(xs, w, target, h0=0, contributions=[]):
+            states = scalar_forward(xs, w, h0)
+            error = states[-1] - target
+            dL_dh = [error * w ** (len(states) - 1 - t) for t in range(len(states))]
+            for d, old in zip(dL_dh, [h0] + states[:-1]):
+                contributions.append(d * old)
+            return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": sum(contributions)}
+    """, "contributions_kept_between_calls", why="the contributions appended to a mutable default list, never emptied between calls"),
+    mistake(A, "bptt_scalar", "bptt-global-total", """
+        RUNNING = {"grad": 0}
+
+        def bptt_scalar(xs, w, target, h0=0):
+            states = scalar_forward(xs, w, h0)
+            error = states[-1] - target
+            dL_dh = [error * w ** (len(states) - 1 - t) for t in range(len(states))]
+            contributions = [d * old for d, old in zip(dL_dh, [h0] + states[:-1])]
+            for c in contributions:
+                RUNNING["grad"] += c
+            return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": RUNNING["grad"]}
+    """, None, why="the gradient summed into a global total that no call resets (its values depend on every earlier call)"),
+    variant(A, "rnn_backward", "backward-outer-comprehension", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            xs = np.array(xs, dtype=float)
+            hs = [np.array(h0, dtype=float)]
+            for x_t in xs:
+                hs.append(np.tanh(x_t @ W_x + hs[-1] @ W_h + b))
+            deltas, back = [None] * len(xs), np.zeros(len(hs[0]))
+            for t in range(len(xs) - 1, -1, -1):
+                deltas[t] = (np.asarray(dh_direct[t], dtype=float) + back) * (1 - hs[t + 1] ** 2)
+                back = W_h @ deltas[t]
+            return {"dW_x": sum(np.outer(xs[t], deltas[t]) for t in range(len(xs))),
+                    "dW_h": sum(np.outer(hs[t], deltas[t]) for t in range(len(xs))),
+                    "db": np.sum(deltas, axis=0), "dh0": back}
+    """, why="deltas first, then sums of np.outer; the carry as W_h @ delta"),
+    variant(A, "rnn_backward", "backward-einsum", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            X = np.asarray(xs, dtype=np.float64)
+            T, H = X.shape[0], len(h0)
+            S = np.zeros((T + 1, H))
+            S[0] = h0
+            for t in range(T):
+                S[t + 1] = np.tanh(np.einsum("d,dh->h", X[t], W_x) + np.einsum("k,kh->h", S[t], W_h) + b)
+            D = np.zeros((T, H))
+            g = np.zeros(H)
+            for t in reversed(range(T)):
+                D[t] = (dh_direct[t] + g) * (1.0 - S[t + 1] * S[t + 1])
+                g = np.einsum("h,kh->k", D[t], W_h)
+            return dict(dW_x=np.einsum("td,th->dh", X, D), dW_h=np.einsum("tk,th->kh", S[:-1], D), db=D.sum(0), dh0=g)
+    """, why="einsum for the forward pass, the carry and the sums over time"),
+    variant(A, "rnn_backward", "backward-fractions", """
+        import math
+
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            F = np.vectorize(lambda v: Fraction(float(v)), otypes=[object])
+            X, Wx, Wh, bb, direct = F(np.atleast_2d(xs)), F(W_x), F(W_h), F(b), F(np.atleast_2d(dh_direct))
+            hs = [F(h0)]
+            for x in X:
+                a = x.dot(Wx) + hs[-1].dot(Wh) + bb
+                hs.append(np.array([Fraction(math.tanh(v)) for v in a], dtype=object))
+            dWx, dWh, db = np.zeros(Wx.shape, dtype=object), np.zeros(Wh.shape, dtype=object), np.zeros(bb.shape, dtype=object)
+            carry = np.zeros(len(hs[0]), dtype=object)
+            for t in reversed(range(len(X))):
+                delta = (direct[t] + carry) * (1 - hs[t + 1] * hs[t + 1])
+                dWx, dWh, db = dWx + np.outer(X[t], delta), dWh + np.outer(hs[t], delta), db + delta
+                carry = Wh.dot(delta)
+            as_float = lambda m: np.array(m, dtype=float)
+            return {"dW_x": as_float(dWx), "dW_h": as_float(dWh), "db": as_float(db), "dh0": as_float(carry)}
+    """, why="the weights as Fraction object arrays, tanh through math.tanh, floats out"),
+    mistake(A, "rnn_backward", "backward-grads-default-dict", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, cache={}):
+            xs = np.asarray(xs, dtype=float)
+            hs = [np.asarray(h0, dtype=float)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x = cache.setdefault("dW_x", np.zeros(np.shape(W_x)))
+            dW_h = cache.setdefault("dW_h", np.zeros(np.shape(W_h)))
+            db = cache.setdefault("db", np.zeros(np.shape(b)))
+            nxt = np.zeros_like(hs[0])
+            for t in range(len(xs) - 1, -1, -1):
+                delta = (dh_direct[t] + nxt) * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(xs[t], delta)
+                dW_h += np.outer(hs[t], delta)
+                db += delta
+                nxt = delta @ W_h.T
+            return {"dW_x": dW_x.copy(), "dW_h": dW_h.copy(), "db": db.copy(), "dh0": nxt}
+    """, "gradients_kept_between_calls", why="the gradient accumulators kept in a mutable default dict, never reset between calls"),
+    mistake(A, "rnn_backward", "backward-column-habit", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            xs = np.asarray(xs, dtype=float)
+            hs = [np.asarray(h0, dtype=float)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x, dW_h, db = np.zeros(W_x.T.shape), np.zeros(W_h.shape), np.zeros(len(b))
+            carry = np.zeros(len(hs[0]))
+            for t in reversed(range(len(xs))):
+                delta = (dh_direct[t] + carry) * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(delta, xs[t])  # dW = delta x^T, as with column vectors
+                dW_h += np.outer(delta, hs[t])
+                db += delta
+                carry = W_h @ delta
+            return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
+    """, "weight_grads_transposed", why="the weight gradients written delta x^T, the column-vector habit of the second text"),
+    mistake(A, "rnn_backward", "backward-dWh-only-transposed", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            xs = np.asarray(xs, dtype=float)
+            hs = [np.asarray(h0, dtype=float)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x, dW_h, db = np.zeros_like(W_x, dtype=float), np.zeros_like(W_h, dtype=float), np.zeros_like(b, dtype=float)
+            carry = np.zeros(len(hs[0]))
+            for t in reversed(range(len(xs))):
+                delta = (dh_direct[t] + carry) * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(xs[t], delta)
+                dW_h += np.outer(delta, hs[t])  # square, so the shape cannot tell
+                db += delta
+                carry = delta @ W_h.T
+            return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
+    """, None, why="only dW_h transposed (its shape is square); the column-vector mistake in full is dW_x too"),
+    mistake(A, "rnn_backward", "backward-float32", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            f32 = np.float32
+            xs, W_x, W_h, b = (np.asarray(v, dtype=f32) for v in (xs, W_x, W_h, b))
+            hs = [np.asarray(h0, dtype=f32)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x, dW_h, db, carry = np.zeros_like(W_x), np.zeros_like(W_h), np.zeros_like(b), np.zeros_like(hs[0])
+            for t in reversed(range(len(xs))):
+                delta = (np.asarray(dh_direct[t], dtype=f32) + carry) * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(xs[t], delta)
+                dW_h += np.outer(hs[t], delta)
+                db += delta
+                carry = delta @ W_h.T
+            return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
+    """, "float32_precision",
+        why="everything in float32, as a GPU framework's default: off in the eighth digit, against float64's tolerance"),
+    mistake(A, "rnn_backward", "backward-adds-into-dh-direct", """
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            xs = np.asarray(xs, dtype=float)
+            hs = [np.asarray(h0, dtype=float)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x, dW_h, db = np.zeros_like(W_x, dtype=float), np.zeros_like(W_h, dtype=float), np.zeros_like(b, dtype=float)
+            delta = np.zeros(len(hs[0]))
+            for t in reversed(range(len(xs))):
+                if t + 1 < len(xs):
+                    dh_direct[t] += delta @ W_h.T  # the future's share added into the caller's array
+                delta = dh_direct[t] * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(xs[t], delta)
+                dW_h += np.outer(hs[t], delta)
+                db += delta
+            return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": delta @ W_h.T}
+    """, None, why="the values are right, but dh_direct is changed in place: the caller's array is not left as it was"),
+    variant(A, "finite_difference_grad", "central-fraction-eps", """
+        def finite_difference_grad(f, w, eps=1e-6):
+            step, at = Fraction(eps), Fraction(w)
+            return (f(at + step) - f(at - step)) / (2 * step)
+    """, why="w and eps taken as the exact Fractions their floats hold"),
+    mistake(A, "finite_difference_grad", "forward-quotient", """
+        def finite_difference_grad(f, w, eps=1e-6):
+            base = f(w)
+            return (f(w + eps) - base) / eps
+    """, "forward_difference", why="a one-sided (forward) difference quotient"),
+    mistake(A, "finite_difference_grad", "backward-quotient", """
+        def finite_difference_grad(f, w, eps=1e-6):
+            return (f(w) - f(w - eps)) * (1 / eps)
+    """, "backward_difference", why="a one-sided difference looking back"),
+    variant(A, "clip_by_global_norm", "clip-hstack-linalg", """
+        def clip_by_global_norm(grads, max_norm):
+            everything = np.hstack([np.asarray(g, dtype=float).ravel() for g in grads])
+            total = float(np.linalg.norm(everything))
+            out = []
+            for g in grads:
+                copy = np.array(g, dtype=float)
+                if total > max_norm:
+                    copy *= max_norm / total
+                out.append(copy)
+            return out
+    """, why="np.linalg.norm over one concatenated vector, scaled copies made first"),
+    mistake(A, "clip_by_global_norm", "clip-scales-callers-arrays", """
+        def clip_by_global_norm(grads, max_norm):
+            norm = np.sqrt(sum(float((np.asarray(g, dtype=float) ** 2).sum()) for g in grads))
+            if norm > max_norm:
+                for g in grads:
+                    if g.dtype.kind == "f":
+                        g *= max_norm / norm  # in place: the caller's arrays change
+                    else:
+                        g[...] = np.round(g * (max_norm / norm))
+            return [np.array(g, dtype=float) for g in grads]
+    """, None, why="the caller's arrays scaled in place before copies are returned"),
+    mistake(A, "ex_12_7_2", "ex2-second-read-literally", """
+        def ex_12_7_2(xs, w, target, lr):
+            table = bptt_scalar(xs, w, target)
+            # 12.8: "the second read also contributes -0.375"
+            return {"missing contribution": table["contributions"][1], "w_new": sgd_update(w, table["grad"], lr)}
+    """, "second_read_only", why="12.8's answer taken literally: the second read's contribution, whatever the length"),
+    mistake(A, "ex_12_7_2", "ex2-read-before-last", """
+        def ex_12_7_2(xs, w, target, lr):
+            table = bptt_scalar(xs, w, target)
+            return {"missing contribution": table["contributions"][-2], "w_new": w - lr * table["grad"]}
+    """, None, why="only the read just before the last counted as missing"),
 ]

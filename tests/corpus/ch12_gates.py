@@ -221,4 +221,156 @@ ENTRIES = [
             step = z  # how far the state moves towards the candidate
             return {"keep weight": 1 - step, "candidate weight": step, "h": h_prev + step * (candidate - h_prev)}
     ''', "ex_complementary_convention", why="z read as the step towards the candidate (the second text's convention)"),
+
+    # ------------------------------------------------------------------ issue 32: more styles
+    variant(A, "sigmoid", "sigmoid-piecewise-stable", '''
+        def sigmoid(a):
+            a = np.asarray(a, dtype=float)
+            out = np.empty_like(a)
+            pos = a >= 0
+            out[pos] = 1.0 / (1.0 + np.exp(-a[pos]))
+            ea = np.exp(a[~pos])
+            out[~pos] = ea / (1.0 + ea)
+            return out if out.ndim else float(out)
+    ''', why="scipy-free piecewise stable form: masks for a >= 0 and a < 0, a float for a number"),
+    variant(A, "lstm_step", "lstm-one-matmul-split-zip", '''
+        from collections import namedtuple
+
+        StepResult = namedtuple("StepResult", "h c gates")
+        ORDER = ("f", "i", "o", "g")
+
+
+        def lstm_step(x, h_prev, c_prev, params):
+            u = np.hstack((np.asarray(x, dtype=float).ravel(), np.asarray(h_prev, dtype=float).ravel()))
+            W = np.concatenate([params["A_" + k] for k in ORDER], axis=1)
+            b = np.concatenate([params["b_" + k] for k in ORDER])
+            blocks = dict(zip(ORDER, np.split(u @ W + b, len(ORDER))))
+            gates = {k: (np.tanh(v) if k == "g" else 1 / (1 + np.exp(-v))) for k, v in blocks.items()}
+            c = gates["f"] * np.asarray(c_prev, dtype=float) + gates["i"] * gates["g"]
+            return StepResult(gates["o"] * np.tanh(c), c, gates)
+    ''', why="one stacked matmul in the chapter's order, np.split, a collections.namedtuple result"),
+    variant(A, "gru_step", "gru-explicit-loops", '''
+        import math
+
+
+        def gru_step(x, h_prev, params):
+            x = [float(v) for v in x]
+            h = [float(v) for v in h_prev]
+            m, d = len(x), len(h)
+            u = x + h
+
+            def gate(name, j):
+                A, b = params["A_" + name], params["b_" + name]
+                s = b[j] + sum(u[k] * A[k][j] for k in range(m + d))
+                return 1.0 / (1.0 + math.exp(-s)) if s >= 0 else math.exp(s) / (1.0 + math.exp(s))
+
+            r = [gate("r", j) for j in range(d)]
+            z = [gate("z", j) for j in range(d)]
+            new = []
+            for j in range(d):
+                s = params["b_g"][j]
+                for k in range(m):
+                    s += x[k] * params["W_g"][k][j]
+                for k in range(d):
+                    s += r[k] * h[k] * params["U_g"][k][j]
+                new.append(z[j] * h[j] + (1 - z[j]) * math.tanh(s))
+            return np.array(new)
+    ''', why="plain Python loops over every coordinate, math.exp in a stable branch"),
+    variant(A, "gru_param_count", "count-gru-math-prod", '''
+        import math
+
+
+        def gru_param_count(D, H):
+            shapes = [(D + H, H), (H,)] * 3  # A and b of r, z and the candidate
+            return sum(math.prod(shape) for shape in shapes)
+    ''', why="the shapes listed, math.prod of each"),
+    variant(A, "lstm_param_count", "count-lstm-math-prod", '''
+        from math import prod
+
+
+        def lstm_param_count(D, H):
+            per_block = prod((D + H, H)) + prod((H,))
+            return len("fiog") * per_block
+    ''', why="math.prod per block, times the number of blocks"),
+    variant(A, "retention", "retention-loop", '''
+        def retention(f, steps):
+            left = Fraction(1)
+            for _ in range(steps):
+                left = left * f
+            return left
+    ''', why="an explicit loop from 1, which leaves zero edges at 1"),
+    variant(A, "ex_12_7_5", "ex5-namedtuple-weights", '''
+        from collections import namedtuple
+
+        Mix = namedtuple("Mix", "keep candidate")
+
+
+        def ex_12_7_5(h_prev, z, r, candidate):
+            w = Mix(keep=z, candidate=1 - z)  # r already acted inside the candidate
+            return {"keep weight": w.keep, "candidate weight": w.candidate, "h": w.keep * h_prev + w.candidate * candidate}
+    ''', why="the two weights as a namedtuple, the dict built from it"),
+    mistake(A, "lstm_step", "lstm-torch-chunk-order", '''
+        def lstm_step(x, h_prev, c_prev, params):
+            u = np.concatenate([np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)])
+            W = np.concatenate([params[k] for k in ("A_f", "A_i", "A_o", "A_g")], axis=1)
+            b = np.concatenate([params[k] for k in ("b_f", "b_i", "b_o", "b_g")])
+            gates = {}
+            for name, chunk in zip("ifgo", np.split(u @ W + b, 4)):  # torch.chunk(gates, 4): input, forget, cell, output
+                gates[name] = np.tanh(chunk) if name == "g" else sigmoid(chunk)
+            c = gates["f"] * np.asarray(c_prev, dtype=float) + gates["i"] * gates["g"]
+            return gates["o"] * np.tanh(c), c, gates
+    ''', "lstm_pytorch_gate_order", why="the stacked blocks chunked in PyTorch's i, f, g, o order"),
+    mistake(A, "gru_param_count", "count-gru-like-lstm", '''
+        def gru_param_count(D, H):
+            return 4 * H * (D + H + 1)  # 4H(D + H) weights and 4H biases
+    ''', "gru_count_four_blocks", why="the LSTM's four blocks counted for the GRU"),
+    mistake(A, "ex_12_7_5", "ex5-reset-zeroes-kept", '''
+        def ex_12_7_5(h_prev, z, r, candidate):
+            keep = z * r  # the reset gate wipes what is kept: r = 0 erases the state
+            cand = 1 - z
+            return {"keep weight": keep, "candidate weight": cand, "h": keep * h_prev + cand * candidate}
+    ''', "ex_reset_erases_state", why="12.7.5: r = 0 read as erasing the state, keep weight z * r"),
+    mistake(A, "gru_step", "gru-residual-add", '''
+        def gru_step(x, h_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            u = np.concatenate([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = sigmoid(u @ params["A_z"] + params["b_z"])
+            g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+            update = (1 - z) * g
+            return h_prev + update  # residual: keep the old state, add the update
+    ''', "gru_residual_update", why="a residual update h_prev + (1 - z) g"),
+    mistake(A, "lstm_cell_update", "cell-residual-add", '''
+        def lstm_cell_update(c_prev, f, i, g, o):
+            c = c_prev + i * g  # the cell accumulates: old plus gated new
+            return c, o * np.tanh(np.asarray(c, dtype=float))
+    ''', "cell_without_forget_gate", why="a residual cell c_prev + i g, the forget gate left out"),
+    mistake(A, "sigmoid", "sigmoid-float32", '''
+        def sigmoid(a):
+            a = np.asarray(a, dtype=np.float32)  # half the memory
+            return 1 / (1 + np.exp(-a))
+    ''', "float32_precision", why="the right formula computed in float32"),
+    mistake(A, "lstm_step", "lstm-cell-in-place", '''
+        def lstm_step(x, h_prev, c_prev, params):
+            u = np.concatenate([np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)])
+            f = sigmoid(u @ params["A_f"] + params["b_f"])
+            i = sigmoid(u @ params["A_i"] + params["b_i"])
+            o = sigmoid(u @ params["A_o"] + params["b_o"])
+            g = np.tanh(u @ params["A_g"] + params["b_g"])
+            c = np.asarray(c_prev, dtype=float)  # the caller's own array when it is float already
+            c *= f
+            c += i * g
+            return o * np.tanh(c), c, {"f": f, "i": i, "o": o, "g": g}
+    ''', None, why="the cell updated in place: the caller's c_prev changed (right values; the argument guard catches it)"),
+    mistake(A, "gru_step", "gru-state-in-place", '''
+        def gru_step(x, h_prev, params):
+            x = np.asarray(x, dtype=float)
+            u = np.concatenate([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = sigmoid(u @ params["A_z"] + params["b_z"])
+            g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+            h_prev *= z
+            h_prev += (1 - z) * g
+            return h_prev
+    ''', None, why="the new state written into h_prev in place (right values; the argument guard catches it)"),
 ]

@@ -84,7 +84,8 @@ def test_a_function_that_never_returns_is_stopped():
 
     start = time.perf_counter()
     report = grade("sgd_update", forever, hidden=1, timeout=0.2)
-    assert report.score == 0 and "longer than 0.2 s" in report.results[0].message
+    assert report.score == 0 and "stopped after 0.2 s" in report.results[0].message
+    assert "too slow on a case of this size" in report.results[0].message  # numbers alone: no size to name
     assert time.perf_counter() - start < 5
 
 

@@ -92,7 +92,7 @@ def _summary(assignment: str, lang: str) -> str:
 def test_the_kit_holds_the_due_date_in_the_courses_time_zone(wheel_files):
     bptt = _public(wheel_files, "ch12_bptt")
     assert bptt["due"] == DUE
-    assert set(bptt) == {"assignment", "checks", "written", "due"}  # nothing else of TERM: no grace, late policy, attempts
+    assert set(bptt) == {"assignment", "checks", "written", "CALL_TIMEOUT", "due"}  # nothing else of TERM: no grace, late policy, attempts
     # given with an offset of its own, shown in the course's time zone (summer time in Berlin)
     assert _public(wheel_files, "ch12_gates")["due"] == {"at": "2027-06-01T12:00:00+02:00", "zone": "Europe/Berlin"}
     for assignment in ("ch11_rnn_state", "ch12_boundaries"):  # no due date: nothing

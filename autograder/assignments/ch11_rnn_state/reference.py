@@ -58,8 +58,15 @@ def out(vector) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- the engine
+def _relu_entry(x: sp.Expr) -> sp.Expr:
+    """max(0, x): a number compared directly (SymPy's Max is slow to decide it), anything else by Max."""
+    if x.is_number:
+        return x if x > 0 else sp.S.Zero
+    return sp.Max(0, x)
+
+
 def relu(v):
-    return out([sp.Max(0, x) for x in row(v)])
+    return out([_relu_entry(x) for x in row(v)])
 
 
 def softmax(z):
@@ -74,11 +81,14 @@ def choose(probs, candidates):
 
 
 def _relu_row(m: sp.Matrix) -> sp.Matrix:
-    return m.applyfunc(lambda x: sp.Max(0, x))
+    return m.applyfunc(_relu_entry)
 
 
 def _step(x: sp.Matrix, h: sp.Matrix, W_x: sp.Matrix, W_h: sp.Matrix, b_h: sp.Matrix) -> sp.Matrix:
-    return _relu_row(x * W_x + h * W_h + b_h)
+    """ReLU(x W_x + h W_h + b_h) on rows, entry by entry (the same exact sums as the matrix products,
+    without their overhead: exercise 11.7.1 runs this a hundred times per model)."""
+    return sp.Matrix(1, b_h.cols, [_relu_entry(sp.Add(*(x[i] * W_x[i, j] for i in range(x.cols)), *(h[i] * W_h[i, j] for i in range(h.cols)), b_h[j]))
+                                   for j in range(b_h.cols)])
 
 
 def rnn_step(x, h_prev, W_x, W_h, b_h):

@@ -141,3 +141,33 @@ def test_the_runner_holds_a_call_to_its_arguments_and_its_time_as_the_self_check
             graded = run_cases("test", name, session.function(name, timeout=0.5), listed, Rules(), timeout=0)
             assert [r.message for r in own.results] == [r.message for r in graded.results], name
             assert {"scales": "changed its argument `model`", "endless": "(n = 100)"}[name] in own.results[0].message
+
+
+# ----------------------------------------------------------------------------- hostile arguments
+
+class _Angry:
+    """An object whose comparison raises and whose repr is enormous."""
+
+    def __eq__(self, other):
+        raise RuntimeError("no comparing me")
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return "x" * 10**6
+
+
+@pytest.mark.parametrize("vandal", [
+    lambda xs: xs.__setitem__(0, xs),            # a list made to hold itself
+    lambda xs: xs.__setitem__(0, _Angry()),      # an item that cannot be compared or printed short
+    lambda xs: xs.extend(range(10**6)),          # a flood
+])
+def test_an_argument_vandalised_in_place_is_one_short_clear_failure(vandal):
+    def f(xs):
+        vandal(xs)
+        return 1.0
+
+    with pytest.raises(StudentFailure) as failure:
+        call_student(f, Case(([1, 2],)), name="f")
+    assert failure.value.message_id in ("check.contract_broken", "check.crashed", "check.crashed_at")
+    assert len(failure.value.message) < 600, failure.value.message[:600]

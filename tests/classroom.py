@@ -27,12 +27,12 @@ from autograder.authoring.submissions import filled, write_submission
 
 from . import corpus, hostile
 
-#: Short limits, so that loops and hangs cost seconds (a call's 2 s hold on a loaded machine), and two
+#: Short limits, so that loops and hangs cost seconds, and two
 #: hidden cases per check besides the drawn branches, which lead every attempt
 #: (`autograder.grading.checks.hidden_cases`): the course's six are drawn by the in-process tests
 #: (tests/grading/test_catalogue.py, test_hidden_seeds.py, test_branches.py), so that the class of
 #: some 300 submissions stays within the suite's time.
-LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 2\nSUBMISSION_TIMEOUT = 20\nHIDDEN_CASES = 2\n"
+LIMITS = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\nSUBMISSION_TIMEOUT = 20\nHIDDEN_CASES = 2\n"
 #: What grading may write in the course root; everything else must stay byte-identical.
 GRADING_WRITES = ("gradebook.db", "autograded")
 

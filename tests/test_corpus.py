@@ -3,7 +3,8 @@ mistakes, written apart from the catalogue) through the kit's self-check and thr
 
 * in process, no nbgrader: every variant passes every public case of its notebook's self-check, run
   as the student runs the notebook top to bottom; every mistake fails a public case of its own check
-  (or is marked `hidden_only`), and neither names a misconception other than the one expected;
+  (or is marked `hidden_only`), and neither names a misconception other than the one expected, in
+  English and in Chinese alike;
 * in the shared graded class (`graded_class`, tests/classroom.py, which writes the corpus with
   `corpus.write_all(root)`): every variant earns full marks on every check; every mistake loses
   points on its own check, is named there rightly (its expected id) or not at all, and costs no
@@ -61,7 +62,9 @@ def test_a_variant_passes_every_public_case_of_the_self_check(entry):
 
 
 @pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
-def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_not_at_all(entry):
+def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_not_at_all_in_both_languages(entry):
+    from rnnkit import messages
+
     reports = corpus.selfchecks(entry)
     own = reports[entry.function]
     failed = own.passed < len(own.results)
@@ -72,19 +75,11 @@ def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_no
                        "mark it hidden_only if only hidden cases or probes can catch it"
     for name, report in reports.items():
         assert set(report.misconceptions) <= {entry.expected} - {None}, (name, report.lines(graded=False))
-
-
-@pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
-def test_the_chinese_self_check_finds_and_names_a_mistake_as_the_english_one_does(entry):
-    """The same verdicts in the Chinese edition, its sentences in Chinese."""
-    from rnnkit import messages
-
-    english = corpus.selfchecks(entry)
-    with messages.speaking("zh"):
+    with messages.speaking("zh"):  # the Chinese edition: the same verdicts, said in Chinese
         chinese = corpus.selfchecks(entry)
         lines = chinese[entry.function].lines(graded=False)
     assert {name: (r.passed, r.misconceptions) for name, r in chinese.items()} == \
-           {name: (r.passed, r.misconceptions) for name, r in english.items()}
+           {name: (r.passed, r.misconceptions) for name, r in reports.items()}
     assert any("\u4e00" <= char <= "\u9fff" for char in "".join(lines)), lines
 
 

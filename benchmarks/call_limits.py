@@ -5,7 +5,7 @@ costliest case is printed with the factor the course's CALL_TIMEOUT leaves above
     .venv/bin/python benchmarks/call_limits.py [--draws 40] [--assignment NAME]
 
 The limit is the same in the self-check and at grading; a public case of the largest drawable size
-(tests/grading/test_largest_case.py) makes the self-check warn first. A factor below 100 is flagged:
+(tests/grading/test_branches.py) makes the self-check warn first. A factor below 100 is flagged:
 a student's correct but plainer code (loops, exact Fractions) should fit many times over.
 """
 from __future__ import annotations

@@ -307,9 +307,11 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
                 found.append(None)
             else:
                 found.append(tuple(diagnose(got, case)) if diagnose else ())
-            if verdict.reason == "compare.wrong_value":
+            if verdict.reason == "compare.wrong_value":  # worded at the end, with its relation if it is no coincidence
                 wrong_values[len(results)] = (verdict, case, public, expected)
-            results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
+                results.append(CaseResult(case.label, public, False))
+            else:
+                results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
             continue
         broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown() if broken else ())))

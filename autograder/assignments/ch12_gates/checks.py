@@ -74,10 +74,6 @@ def _near(values: np.ndarray, target: float) -> np.ndarray:
     return np.abs(values - target) <= SATURATED
 
 
-def _branch(name: str, holds, draw=None, *, en: str, zh: str) -> Branch:
-    return Branch(name, holds, draw, en=en, zh=zh)
-
-
 def _logistic(a: np.ndarray) -> np.ndarray:
     """A float sigmoid, to tell which gates of a drawn step are at a limit (never a reference)."""
     with np.errstate(over="ignore"):
@@ -114,21 +110,21 @@ def _sigmoid_with(*extra):
 
 SIGMOID_LONGEST = 6  # up to 5 moderate scores and one far one
 SIGMOID_BRANCHES = (
-    _branch("scalar", lambda case, expected: np.ndim(case.args[0]) == 0, lambda rng: Case((rng.uniform(-8, 8),)),
+    Branch("scalar", lambda case, expected: np.ndim(case.args[0]) == 0, lambda rng: Case((rng.uniform(-8, 8),)),
             en="a single number in, a single number out", zh="输入一个数，输出一个数"),
-    _branch("vector", lambda case, expected: np.ndim(case.args[0]) == 1, _sigmoid_with(),
+    Branch("vector", lambda case, expected: np.ndim(case.args[0]) == 1, _sigmoid_with(),
             en="a vector, element by element", zh="一个向量，逐元素计算"),
-    _branch("zero", lambda case, expected: _any(case.args[0], lambda a: a == 0), _sigmoid_with(0.0),
+    Branch("zero", lambda case, expected: _any(case.args[0], lambda a: a == 0), _sigmoid_with(0.0),
             en="a = 0: the gate half open", zh="a = 0：门半开"),
-    _branch("overflow_negative", lambda case, expected: _any(case.args[0], lambda a: a < -709),
+    Branch("overflow_negative", lambda case, expected: _any(case.args[0], lambda a: a < -709),
             _sigmoid_with(lambda rng: -rng.uniform(710, 1000)),
             en="a far below 0 (exp(-a) overflows a float): the value at 0, not NaN",
             zh="a 远小于0（exp(-a) 超出浮点数范围）：结果为0，不能是NaN"),
-    _branch("overflow_positive", lambda case, expected: _any(case.args[0], lambda a: a > 709),
+    Branch("overflow_positive", lambda case, expected: _any(case.args[0], lambda a: a > 709),
             _sigmoid_with(lambda rng: rng.uniform(710, 1000)),
             en="a far above 0 (exp(a) overflows a float): the value at 1, not NaN",
             zh="a 远大于0（exp(a) 超出浮点数范围）：结果为1，不能是NaN"),
-    _branch("longest", lambda case, expected: np.size(case.args[0]) >= SIGMOID_LONGEST,
+    Branch("longest", lambda case, expected: np.size(case.args[0]) >= SIGMOID_LONGEST,
             lambda rng: Case((np.array([rng.uniform(-8, 8) for _ in range(SIGMOID_LONGEST - 1)] + [rng.choice([-700.0, 700.0])]),)),
             en="the longest vector drawn", zh="抽取的最长向量"),
 )
@@ -170,22 +166,22 @@ def _cell_gate(case: Case, name: str) -> list:
 
 
 CELL_BRANCHES = (
-    _branch("scalar", lambda case, expected: np.ndim(case.args[0]) == 0,
+    Branch("scalar", lambda case, expected: np.ndim(case.args[0]) == 0,
             lambda rng: Case(tuple(_entries(arg)[0] for arg in _cell_draw(rng, 1).args)),
             en="numbers in (Fractions), a Fraction cell out", zh="输入是数（Fraction），输出的单元值也是Fraction"),
-    _branch("width_one", lambda case, expected: np.ndim(case.args[0]) == 1 and len(case.args[0]) == 1, lambda rng: _cell_draw(rng, 1),
+    Branch("width_one", lambda case, expected: np.ndim(case.args[0]) == 1 and len(case.args[0]) == 1, lambda rng: _cell_draw(rng, 1),
             en="arrays of one cell", zh="只有一个单元的数组"),
-    _branch("widest", lambda case, expected: np.ndim(case.args[0]) == 1 and len(case.args[0]) >= CELL_WIDEST,
+    Branch("widest", lambda case, expected: np.ndim(case.args[0]) == 1 and len(case.args[0]) >= CELL_WIDEST,
             lambda rng: _cell_draw(rng, CELL_WIDEST), en="the widest arrays drawn", zh="抽取的最宽数组"),
-    _branch("forget_open", lambda case, expected: 1 in _cell_gate(case, "f"), en="f = 1: the old cell kept whole", zh="f = 1：旧单元值完整保留"),
-    _branch("forget_closed", lambda case, expected: 0 in _cell_gate(case, "f"), en="f = 0: the old cell dropped", zh="f = 0：旧单元值被丢弃"),
-    _branch("input_closed", lambda case, expected: 0 in _cell_gate(case, "i"), en="i = 0: nothing written", zh="i = 0：什么都不写入"),
-    _branch("input_open", lambda case, expected: 1 in _cell_gate(case, "i"), en="i = 1: the whole candidate written", zh="i = 1：写入整个候选值"),
-    _branch("output_closed", lambda case, expected: 0 in _cell_gate(case, "o"), en="o = 0: nothing exposed, the cell still updated",
+    Branch("forget_open", lambda case, expected: 1 in _cell_gate(case, "f"), en="f = 1: the old cell kept whole", zh="f = 1：旧单元值完整保留"),
+    Branch("forget_closed", lambda case, expected: 0 in _cell_gate(case, "f"), en="f = 0: the old cell dropped", zh="f = 0：旧单元值被丢弃"),
+    Branch("input_closed", lambda case, expected: 0 in _cell_gate(case, "i"), en="i = 0: nothing written", zh="i = 0：什么都不写入"),
+    Branch("input_open", lambda case, expected: 1 in _cell_gate(case, "i"), en="i = 1: the whole candidate written", zh="i = 1：写入整个候选值"),
+    Branch("output_closed", lambda case, expected: 0 in _cell_gate(case, "o"), en="o = 0: nothing exposed, the cell still updated",
             zh="o = 0：不向外提供任何值，单元值照常更新"),
-    _branch("cell_zero", lambda case, expected: _any(expected[0], lambda c: c == 0), en="a cell that comes to exactly 0", zh="单元值恰好变为0"),
-    _branch("cell_negative", lambda case, expected: _any(expected[0], lambda c: c < 0), en="a negative cell (a negative h)", zh="单元值为负（h也为负）"),
-    _branch("cell_beyond_one", lambda case, expected: _any(expected[0], lambda c: abs(c) > 1),
+    Branch("cell_zero", lambda case, expected: _any(expected[0], lambda c: c == 0), en="a cell that comes to exactly 0", zh="单元值恰好变为0"),
+    Branch("cell_negative", lambda case, expected: _any(expected[0], lambda c: c < 0), en="a negative cell (a negative h)", zh="单元值为负（h也为负）"),
+    Branch("cell_beyond_one", lambda case, expected: _any(expected[0], lambda c: abs(c) > 1),
             en="a cell beyond -1 to 1 (the gates need not add up to one)", zh="单元值超出-1到1的范围（门值之和不必为一）"),
 )
 
@@ -226,18 +222,18 @@ def _between(rng: random.Random) -> Fraction:
 
 
 EX_12_7_4_BRANCHES = (
-    _branch("output_open", lambda case, expected: case.args[4] == 1, lambda rng: _draw_ex_12_7_4(rng, o=1),
+    Branch("output_open", lambda case, expected: case.args[4] == 1, lambda rng: _draw_ex_12_7_4(rng, o=1),
             en="o = 1, as in the book: h = tanh(c)", zh="o = 1，与书中相同：h = tanh(c)"),
-    _branch("output_between", lambda case, expected: 0 < case.args[4] < 1, lambda rng: _draw_ex_12_7_4(rng, o=_between),
+    Branch("output_between", lambda case, expected: 0 < case.args[4] < 1, lambda rng: _draw_ex_12_7_4(rng, o=_between),
             en="an output gate strictly between 0 and 1", zh="输出门严格介于0和1之间"),
-    _branch("output_closed", lambda case, expected: case.args[4] == 0,
+    Branch("output_closed", lambda case, expected: case.args[4] == 0,
             en="o = 0 given: the cell still updated, h = 0 both times", zh="给定 o = 0：单元值照常更新，两次的h都是0"),
-    _branch("forget_open", lambda case, expected: case.args[1] == 1, en="f = 1: the old cell kept whole", zh="f = 1：旧单元值完整保留"),
-    _branch("forget_closed", lambda case, expected: case.args[1] == 0, lambda rng: _draw_ex_12_7_4(rng, f=0, o=_between),
+    Branch("forget_open", lambda case, expected: case.args[1] == 1, en="f = 1: the old cell kept whole", zh="f = 1：旧单元值完整保留"),
+    Branch("forget_closed", lambda case, expected: case.args[1] == 0, lambda rng: _draw_ex_12_7_4(rng, f=0, o=_between),
             en="f = 0: the old cell dropped", zh="f = 0：旧单元值被丢弃"),
-    _branch("input_closed", lambda case, expected: case.args[2] == 0, lambda rng: _draw_ex_12_7_4(rng, i=0, f=_between, o=_between),
+    Branch("input_closed", lambda case, expected: case.args[2] == 0, lambda rng: _draw_ex_12_7_4(rng, i=0, f=_between, o=_between),
             en="i = 0: nothing written", zh="i = 0：什么都不写入"),
-    _branch("cell_negative", lambda case, expected: expected["c"] < 0, en="a negative new cell", zh="新单元值为负"),
+    Branch("cell_negative", lambda case, expected: expected["c"] < 0, en="a negative new cell", zh="新单元值为负"),
 )
 
 
@@ -265,17 +261,17 @@ def _draw_ex_12_7_5(rng: random.Random, **given) -> Case:
 
 
 EX_12_7_5_BRANCHES = (
-    _branch("keep_all", lambda case, expected: case.args[1] == 1 and case.args[2] == 0,
+    Branch("keep_all", lambda case, expected: case.args[1] == 1 and case.args[2] == 0,
             en="z = 1 and r = 0, the book's question: the state kept", zh="z = 1 且 r = 0，即书中的问题：状态被保留"),
-    _branch("update_keeps", lambda case, expected: case.args[1] == 1, lambda rng: _draw_ex_12_7_5(rng, z=1, r=_between),
+    Branch("update_keeps", lambda case, expected: case.args[1] == 1, lambda rng: _draw_ex_12_7_5(rng, z=1, r=_between),
             en="z = 1: the candidate has no weight", zh="z = 1：候选值的权重为零"),
-    _branch("update_replaces", lambda case, expected: case.args[1] == 0, en="z = 0: the candidate taken whole", zh="z = 0：完整采用候选值"),
-    _branch("mix_between", lambda case, expected: 0 < case.args[1] < 1, lambda rng: _draw_ex_12_7_5(rng, z=_between, r=_between),
+    Branch("update_replaces", lambda case, expected: case.args[1] == 0, en="z = 0: the candidate taken whole", zh="z = 0：完整采用候选值"),
+    Branch("mix_between", lambda case, expected: 0 < case.args[1] < 1, lambda rng: _draw_ex_12_7_5(rng, z=_between, r=_between),
             en="an update gate strictly between 0 and 1: a true mix", zh="更新门严格介于0和1之间：真正的混合"),
-    _branch("reset_closed_mix", lambda case, expected: case.args[2] == 0 and 0 < case.args[1] < 1,
+    Branch("reset_closed_mix", lambda case, expected: case.args[2] == 0 and 0 < case.args[1] < 1,
             lambda rng: _draw_ex_12_7_5(rng, z=_between, r=0), en="r = 0 in a true mix: the kept branch is still there",
             zh="在真正的混合中 r = 0：直接保留的分支仍然存在"),
-    _branch("reset_open", lambda case, expected: case.args[2] == 1, en="r = 1: the candidate saw the whole old state",
+    Branch("reset_open", lambda case, expected: case.args[2] == 1, en="r = 1: the candidate saw the whole old state",
             zh="r = 1：候选值看到了完整的旧状态"),
 )
 
@@ -362,20 +358,20 @@ def _lstm_gate(name: str, limit: float):
 
 
 LSTM_BRANCHES = (
-    _branch("width_one", lambda case, expected: len(case.args[1]) == 1, lambda rng: _lstm_case(rng, d=1),
+    Branch("width_one", lambda case, expected: len(case.args[1]) == 1, lambda rng: _lstm_case(rng, d=1),
             en="one cell (d = 1)", zh="只有一个单元（d = 1）"),
-    _branch("one_input", lambda case, expected: len(case.args[0]) == 1, lambda rng: _lstm_case(rng, m=1),
+    Branch("one_input", lambda case, expected: len(case.args[0]) == 1, lambda rng: _lstm_case(rng, m=1),
             en="one input (m = 1)", zh="只有一个输入（m = 1）"),
-    _branch("widest", lambda case, expected: len(case.args[0]) >= STEP_M and len(case.args[1]) >= STEP_D,
+    Branch("widest", lambda case, expected: len(case.args[0]) >= STEP_M and len(case.args[1]) >= STEP_D,
             lambda rng: _lstm_case(rng, STEP_M, STEP_D), en="the widest step drawn (m = 4, d = 5)", zh="抽取的最宽的一步（m = 4，d = 5）"),
-    _branch("zero_state", lambda case, expected: not np.any(case.args[1]),
+    Branch("zero_state", lambda case, expected: not np.any(case.args[1]),
             lambda rng: Case((draws.uniform(rng, (1,)), np.zeros(1), draws.uniform(rng, (1,), -2, 2), _lstm_case(rng, 1, 1).args[3])),
             en="h_prev = 0: the gates read the input alone", zh="h_prev = 0：门只读取输入"),
-    _branch("forget_open", _lstm_gate("f", 1), _lstm_with(f=1), en="a forget gate at 1: the old cell kept", zh="遗忘门为1：旧单元值被保留"),
-    _branch("forget_closed", _lstm_gate("f", 0), _lstm_with(f=0), en="a forget gate at 0: the old cell dropped", zh="遗忘门为0：旧单元值被丢弃"),
-    _branch("input_closed", _lstm_gate("i", 0), _lstm_with(i=0), en="an input gate at 0: nothing written", zh="输入门为0：什么都不写入"),
-    _branch("input_open", _lstm_gate("i", 1), _lstm_with(i=1), en="an input gate at 1: the whole candidate written", zh="输入门为1：写入整个候选值"),
-    _branch("output_closed", _lstm_gate("o", 0), _lstm_with(o=0), en="an output gate at 0: h = 0, the cell still updated",
+    Branch("forget_open", _lstm_gate("f", 1), _lstm_with(f=1), en="a forget gate at 1: the old cell kept", zh="遗忘门为1：旧单元值被保留"),
+    Branch("forget_closed", _lstm_gate("f", 0), _lstm_with(f=0), en="a forget gate at 0: the old cell dropped", zh="遗忘门为0：旧单元值被丢弃"),
+    Branch("input_closed", _lstm_gate("i", 0), _lstm_with(i=0), en="an input gate at 0: nothing written", zh="输入门为0：什么都不写入"),
+    Branch("input_open", _lstm_gate("i", 1), _lstm_with(i=1), en="an input gate at 1: the whole candidate written", zh="输入门为1：写入整个候选值"),
+    Branch("output_closed", _lstm_gate("o", 0), _lstm_with(o=0), en="an output gate at 0: h = 0, the cell still updated",
             zh="输出门为0：h = 0，单元值照常更新"),
 )
 
@@ -441,18 +437,18 @@ def _gru_gate(**limits):
 
 
 GRU_BRANCHES = (
-    _branch("width_one", lambda case, expected: len(case.args[1]) == 1, en="one coordinate (d = 1)", zh="只有一个坐标（d = 1）"),
-    _branch("one_input", lambda case, expected: len(case.args[0]) == 1, lambda rng: _gru_case(rng, m=1),
+    Branch("width_one", lambda case, expected: len(case.args[1]) == 1, en="one coordinate (d = 1)", zh="只有一个坐标（d = 1）"),
+    Branch("one_input", lambda case, expected: len(case.args[0]) == 1, lambda rng: _gru_case(rng, m=1),
             en="one input (m = 1)", zh="只有一个输入（m = 1）"),
-    _branch("widest", lambda case, expected: len(case.args[0]) >= STEP_M and len(case.args[1]) >= STEP_D,
+    Branch("widest", lambda case, expected: len(case.args[0]) >= STEP_M and len(case.args[1]) >= STEP_D,
             lambda rng: _gru_case(rng, STEP_M, STEP_D), en="the widest step drawn (m = 4, d = 5)", zh="抽取的最宽的一步（m = 4，d = 5）"),
-    _branch("update_keeps", _gru_gate(z=1), _gru_with(z=1), en="an update gate at 1: the old state kept", zh="更新门为1：旧状态被保留"),
-    _branch("update_replaces", _gru_gate(z=0), _gru_with(z=0), en="an update gate at 0: the candidate taken", zh="更新门为0：采用候选值"),
-    _branch("reset_closed", _gru_gate(r=0), _gru_with(r=0), en="a reset gate at 0: the candidate sees no old state",
+    Branch("update_keeps", _gru_gate(z=1), _gru_with(z=1), en="an update gate at 1: the old state kept", zh="更新门为1：旧状态被保留"),
+    Branch("update_replaces", _gru_gate(z=0), _gru_with(z=0), en="an update gate at 0: the candidate taken", zh="更新门为0：采用候选值"),
+    Branch("reset_closed", _gru_gate(r=0), _gru_with(r=0), en="a reset gate at 0: the candidate sees no old state",
             zh="重置门为0：候选值看不到旧状态"),
-    _branch("reset_open", _gru_gate(r=1), _gru_with(r=1), en="a reset gate at 1: the candidate sees the whole old state",
+    Branch("reset_open", _gru_gate(r=1), _gru_with(r=1), en="a reset gate at 1: the candidate sees the whole old state",
             zh="重置门为1：候选值看到完整的旧状态"),
-    _branch("exercise_12_7_5", _gru_gate(z=1, r=0), _gru_with(z=1, r=0),
+    Branch("exercise_12_7_5", _gru_gate(z=1, r=0), _gru_with(z=1, r=0),
             en="z = 1 and r = 0 in one coordinate (exercise 12.7.5): the state kept there", zh="同一坐标上 z = 1 且 r = 0（习题12.7.5）：该坐标的状态被保留"),
 )
 
@@ -482,13 +478,13 @@ def _retention_draw(rng: random.Random, steps: int | None = None) -> Case:
 
 
 RETENTION_BRANCHES = (
-    _branch("zero_edges", lambda case, expected: case.args[1] == 0, en="0 edges: the value unchanged", zh="0条边：数值不变"),
-    _branch("one_edge", lambda case, expected: case.args[1] == 1, lambda rng: _retention_draw(rng, 1), en="one edge", zh="一条边"),
-    _branch("most_edges", lambda case, expected: case.args[1] >= RETENTION_MOST, lambda rng: _retention_draw(rng, RETENTION_MOST),
+    Branch("zero_edges", lambda case, expected: case.args[1] == 0, en="0 edges: the value unchanged", zh="0条边：数值不变"),
+    Branch("one_edge", lambda case, expected: case.args[1] == 1, lambda rng: _retention_draw(rng, 1), en="one edge", zh="一条边"),
+    Branch("most_edges", lambda case, expected: case.args[1] >= RETENTION_MOST, lambda rng: _retention_draw(rng, RETENTION_MOST),
             en="the most edges drawn", zh="抽取的最多边数"),
-    _branch("forget_closed", lambda case, expected: case.args[0] == 0 and case.args[1] > 0, en="f = 0: nothing left", zh="f = 0：什么都不剩"),
-    _branch("forget_open", lambda case, expected: case.args[0] == 1, en="f = 1: everything kept", zh="f = 1：全部保留"),
-    _branch("forget_half", lambda case, expected: case.args[0] == Fraction(1, 2), en="f = 0.5: kept and lost alike", zh="f = 0.5：保留与丢失一样多"),
+    Branch("forget_closed", lambda case, expected: case.args[0] == 0 and case.args[1] > 0, en="f = 0: nothing left", zh="f = 0：什么都不剩"),
+    Branch("forget_open", lambda case, expected: case.args[0] == 1, en="f = 1: everything kept", zh="f = 1：全部保留"),
+    Branch("forget_half", lambda case, expected: case.args[0] == Fraction(1, 2), en="f = 0.5: kept and lost alike", zh="f = 0.5：保留与丢失一样多"),
 )
 
 
@@ -509,11 +505,11 @@ def _count_draw(rng: random.Random) -> Case:
 
 
 COUNT_BRANCHES = (
-    _branch("input_one", lambda case, expected: case.args[0] == 1, lambda rng: Case((1, rng.randint(2, COUNT_MOST))),
+    Branch("input_one", lambda case, expected: case.args[0] == 1, lambda rng: Case((1, rng.randint(2, COUNT_MOST))),
             en="input width D = 1", zh="输入宽度 D = 1"),
-    _branch("hidden_one", lambda case, expected: case.args[1] == 1, lambda rng: Case((rng.randint(2, COUNT_MOST), 1)),
+    Branch("hidden_one", lambda case, expected: case.args[1] == 1, lambda rng: Case((rng.randint(2, COUNT_MOST), 1)),
             en="hidden width H = 1", zh="隐藏宽度 H = 1"),
-    _branch("largest", lambda case, expected: case.args[0] >= COUNT_MOST and case.args[1] >= COUNT_MOST,
+    Branch("largest", lambda case, expected: case.args[0] >= COUNT_MOST and case.args[1] >= COUNT_MOST,
             lambda rng: Case((COUNT_MOST, COUNT_MOST)), en="the largest widths drawn", zh="抽取的最大宽度"),
 )
 

@@ -89,31 +89,48 @@ def _demo(args, root: Path) -> int:
     return status
 
 
+#: What `python -m autograder --help` says above the commands, which it lists in the order a term uses them.
+DESCRIPTION = """The instructor's command line, run from the course root (or given --root).
+A term: release each assignment, hand out the kit, autograde what students hand in, return the
+feedback, export the grades and read the class report; extend, regrade and history keep the term's
+record; demo runs all of it on a sample class, tables prints the book's numbers."""
+
+#: Help of an ASSIGNMENT list; an empty list means every assignment of course_config.ASSIGNMENTS.
+ASSIGNMENTS_HELP = "assignments by name (default: every assignment in course_config.ASSIGNMENTS)"
+
+
 def _parser() -> argparse.ArgumentParser:
     shared = argparse.ArgumentParser(add_help=False)
     shared.add_argument("--root", type=Path, default=argparse.SUPPRESS,
                         help="course root (default: the nearest folder at or above the working folder with course_config.py)")
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__, parents=[shared])
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=DESCRIPTION, parents=[shared])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def command(name: str, text: str) -> argparse.ArgumentParser:
-        return commands.add_parser(name, help=text, parents=[shared])
+        return commands.add_parser(name, help=text, description=text, parents=[shared])
 
-    command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
-        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
-    release = command("release", "build source notebooks and run nbgrader generate_assignment")
-    release.add_argument("assignments", nargs="*")
-    release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
-    feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
-    feedback.add_argument("assignments", nargs="*")
-    feedback.add_argument("--student", action="append", help="only this student (repeatable)")
-    grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
-    grade.add_argument("assignments", nargs="*")
-    grade.add_argument("--student", action="append", help="only this student (repeatable)")
-    for sub in (grade, command("demo", "release, autograde the sample class, feedback, export and report, in demo-course/")):
+    def students(sub: argparse.ArgumentParser) -> None:
+        sub.add_argument("--student", action="append", help="only this student id (repeatable)")
+
+    def workers(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
-        sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
-        sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+
+    release = command("release", "build source notebooks and run nbgrader generate_assignment")
+    release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
+    release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
+    command("kit", "build the student kit's wheel (the public half only)").add_argument(
+        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
+    grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
+    grade.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
+    students(grade)
+    feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
+    feedback.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
+    students(feedback)
+    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
+    export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
+    students(export)
+    command("report", "class report (HTML) and the score table").add_argument(
+        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
     extend = command("extend", "extend one student's due date of an assignment, with a reason (or --revoke it)")
     extend.add_argument("student", help="the student id")
     extend.add_argument("assignment", help="the assignment")
@@ -123,21 +140,20 @@ def _parser() -> argparse.ArgumentParser:
     extend.add_argument("--reason", required=True, help="why (kept in the grade history and shown in the feedback)")
     regrade = command("regrade", "grade an assignment again after a fix: --preview what moves, apply with a --reason, or --revert")
     regrade.add_argument("assignment", help="the assignment")
-    regrade.add_argument("--student", action="append", help="only this student (repeatable)")
-    regrade.add_argument("--workers", type=int, default=None, help="parallel workers (default: course_config.WORKERS)")
+    students(regrade)
+    workers(regrade)
     how = regrade.add_mutually_exclusive_group(required=True)
     how.add_argument("--preview", action="store_true", help="grade again in a scratch copy and print whose grades would move")
     how.add_argument("--reason", help="grade again in the course and record why in the grade history")
     how.add_argument("--revert", type=int, metavar="ENTRY", help="put back the grades as they were before history entry ENTRY")
-    shown_history = command("history", "the grade history: regrades, extensions and reverts, with what moved")
-    shown_history.add_argument("--student", action="append", help="only this student (repeatable)")
-    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
-    export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
-    export.add_argument("--student", action="append", help="only this student (repeatable)")
-    command("report", "class report (HTML) and the score table").add_argument(
-        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
-    command("kit", "build the student kit's wheel (the public half only)").add_argument(
-        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
+    students(command("history", "the grade history: regrades, extensions and reverts, with what moved"))
+    demo = command("demo", "release, autograde the sample class, feedback, export and report, in demo-course/")
+    for sub in (grade, demo):
+        workers(sub)
+        sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
+        sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+    command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
+        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
     return parser
 
 

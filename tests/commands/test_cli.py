@@ -1,4 +1,5 @@
 """The command line says clearly what is wrong and changes nothing when the input is bad."""
+import argparse
 import re
 import subprocess
 import sys
@@ -110,7 +111,7 @@ def test_the_demo_grades_its_sample_class_in_a_course_of_its_own(tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
     demo = root / "demo-course"
     assert f"demo course: {demo}" in result.stdout
-    assert re.search(r"\nada +ch12_bptt +18\.00/19\.0 +1 ", result.stdout)  # autograde prints the scores it gave, the written answer apart
+    assert re.search(r"\nada +ch12_bptt +18\.00/18\.0 +- +1\.0 ", result.stdout)  # autograde prints the scores it gave: full marks, the written answer awaiting a TA
     assert {p: p.read_bytes() for p in real.iterdir()} == before
     assert not any((root / name).exists() for name in ("autograded", "feedback", "exports", "reports"))
     settings = config.load(root)
@@ -120,3 +121,26 @@ def test_the_demo_grades_its_sample_class_in_a_course_of_its_own(tmp_path):
     assert (demo / "reports" / "class-report.html").is_file() and (demo / "exports" / "grades.csv").is_file()
     course.nbgrader(demo, "release_feedback", "ch12_bptt")  # nbgrader's own steps work on the demo's submissions
     assert list((demo / "exchange").rglob("*.html"))
+
+
+#: The commands in the order a term uses them; the rest after.
+COURSE_ORDER = ["release", "kit", "autograde", "feedback", "export", "report"]
+
+
+def _subcommands() -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in cli._parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
+def test_help_lists_the_commands_in_the_order_of_a_course():
+    names = list(_subcommands())
+    assert names[:len(COURSE_ORDER)] == COURSE_ORDER and set(names) > set(COURSE_ORDER)
+    shown = cli._parser().format_help()
+    assert [shown.index(f"\n    {name} ") for name in names] == sorted(shown.index(f"\n    {name} ") for name in names)
+
+
+def test_every_argument_of_every_command_is_explained():
+    for name, sub in _subcommands().items():
+        assert sub.description, name
+        for action in sub._actions:
+            assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)

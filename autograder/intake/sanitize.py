@@ -30,8 +30,9 @@ from ..labels import label
 
 #: Tags a student's markdown or HTML output may keep (attributes: bleach's defaults plus these).
 TAGS = sorted(set(bleach.ALLOWED_TAGS) | {"p", "div", "span", "br", "hr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
-                                          "table", "thead", "tbody", "tr", "th", "td", "img", "del", "sup", "sub"})
-ATTRIBUTES = {**bleach.ALLOWED_ATTRIBUTES, "img": ["src", "alt", "title"], "th": ["align"], "td": ["align"]}
+                                          "table", "caption", "thead", "tbody", "tr", "th", "td", "img", "del", "sup", "sub",
+                                          "details", "summary"})
+ATTRIBUTES = {**bleach.ALLOWED_ATTRIBUTES, "img": ["src", "alt", "title"], "th": ["align", "scope"], "td": ["align"]}
 
 
 class RestoreCellMetadata(NbGraderPreprocessor):

@@ -1,6 +1,7 @@
 """A runner's replies, untrusted: a call's result or the failure it reports, and a cell's outputs as
-the graded notebook may keep them (known MIME types, figures by key, bounded in bytes). Values come
-back through the safe codec (`rnnkit.codec`); nothing is unpickled or evaluated here.
+the graded notebook may keep them (known MIME types, figures by key, a PNG's text alternative, bounded
+in bytes). Values come back through the safe codec (`rnnkit.codec`); nothing is unpickled or
+evaluated here.
 """
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ RUNNER_ALLOWANCE = 8 * 1024
 #: Bytes counted for each output besides its text: the notebook's own JSON around it.
 OUTPUT_OVERHEAD = 100
 _MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
+#: Characters of a PNG's text alternative (its metadata's `alt`) that the graded notebook keeps.
+ALT_CHARS = 4000
 
 
 def call_result(reply: dict, timeout: float) -> codec.Decoded:
@@ -60,15 +63,28 @@ def notebook_output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode
                 data["image/png"] = found
         if not data:
             return None
+        metadata = _png_alt(raw.get("metadata"), data)
         if kind == "display_data":
-            return nbformat.v4.new_output("display_data", data=data)
+            return nbformat.v4.new_output("display_data", data=data, metadata=metadata)
         count = raw.get("execution_count")
-        return nbformat.v4.new_output("execute_result", data=data, execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None)
+        return nbformat.v4.new_output("execute_result", data=data, metadata=metadata,
+                                      execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None)
     if kind == "error":
         trace = raw.get("traceback")
         return nbformat.v4.new_output("error", ename=str(raw.get("ename", "Error"))[:200], evalue=str(raw.get("evalue", ""))[:2000],
                                       traceback=[str(line)[:5000] for line in trace[:200]] if isinstance(trace, list) else [])
     return None
+
+
+def _png_alt(metadata: Any, data: dict) -> dict:
+    """The output metadata the graded notebook keeps of an output with a PNG: its text alternative, a
+    string cut to ALT_CHARS (the feedback page escapes it), and nothing else (nbconvert writes some
+    metadata, such as a width, into the page unquoted)."""
+    about = metadata.get("image/png") if isinstance(metadata, dict) else None
+    alt = about.get("alt") if isinstance(about, dict) else None
+    if "image/png" not in data or not isinstance(alt, str):
+        return {}
+    return {"image/png": {"alt": alt[:ALT_CHARS].encode("utf-8", "replace").decode("utf-8")}}
 
 
 #: Bytes counted per line of an output's text besides its characters: the graded notebook keeps text
@@ -83,14 +99,14 @@ def _nbytes(text: str) -> int:
 
 
 def output_size(node: nbformat.NotebookNode) -> int:
-    """The bytes an output keeps: its text (a stream's, every MIME value, an error's name, value
-    and traceback, in UTF-8) and OUTPUT_OVERHEAD."""
+    """The bytes an output keeps: its text (a stream's, every MIME value and a PNG's text alternative,
+    an error's name, value and traceback, in UTF-8) and OUTPUT_OVERHEAD."""
     if node.output_type == "stream":
         texts = [node.text]
     elif node.output_type == "error":
         texts = [node.ename, node.evalue, *node.traceback]
     else:
-        texts = list(node.data.values())
+        texts = [*node.data.values(), *node.get("metadata", {}).get("image/png", {}).values()]
     return OUTPUT_OVERHEAD + sum(map(_nbytes, texts))
 
 
@@ -111,7 +127,7 @@ def _cut(node: nbformat.NotebookNode, room: int) -> list:
     plain = node.get("data", {}).get("text/plain")
     if plain is None or _nbytes(plain) > room:
         return []
-    node.data = {"text/plain": plain}
+    node.data, node.metadata = {"text/plain": plain}, {}
     return [node]
 
 

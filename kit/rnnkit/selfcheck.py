@@ -218,12 +218,21 @@ def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], wr
 @contextlib.contextmanager
 def uses_your_functions():
     """Around a table or plot cell: while a function it calls is still the stub, say which one to
-    write first instead of raising (and drop the half-drawn figure), so the notebook runs on."""
+    write first instead of raising, so the notebook runs on. Whatever a function raises, the
+    half-drawn figure is dropped: no plot is shown without its words (`rnnkit.plots.show_plot`)."""
     try:
         yield
     except NotImplementedError as error:
+        _drop_figures()
         name = traceback.extract_tb(error.__traceback__)[-1].name
-        if "matplotlib.pyplot" in sys.modules:
-            sys.modules["matplotlib.pyplot"].close("all")
         with messages.speaking(_edition[0]):
             print("\n".join(messages.wrap(messages.text("notebook.needs_function", name=name))))
+    except BaseException:
+        _drop_figures()
+        raise
+
+
+def _drop_figures() -> None:
+    """Close every open matplotlib figure (where pyplot is in use), so none is shown."""
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")

@@ -62,7 +62,14 @@ def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing(
     for name, source in get(ASSIGNMENT).function_sources().items():
         body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
         assert not [line for line in body.splitlines() if len(line.strip()) > 12 and line.strip() in text], name
-    for term in ("隐藏状态", "截断式 BPTT", "填充", "掩码", "双向", "Table 12.1", "exercise 12.7.6", "-7/16", "-21/32"):
+    for term in ("hidden state", "truncated BPTT", "padding", "mask", "bidirectional", "Table 12.1", "exercise 12.7.6", "-7/16", "-21/32"):
+        assert term in text, term
+
+
+def test_the_chinese_notebook_cites_the_books_terms(monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh")  # the English edition holds no Chinese gloss; the Chinese one has the book's terms
+    text = "\n".join(cell.source for cell in build_notebook(get(ASSIGNMENT)).cells)
+    for term in ("隐藏状态", "截断式 BPTT", "填充", "掩码", "双向", "12.1", "12.7.6"):
         assert term in text, term
 
 

@@ -214,7 +214,8 @@ ENTRIES = [
             x = np.concatenate([model["embeddings"][token_ids[-2]], model["embeddings"][token_ids[-1]]])
             hidden = x @ model["window_baseline"]["W"] + model["window_baseline"]["b"]
             return relu(output_logits(hidden, model["W_y"], model["b_y"]))  # ReLU at the end instead
-    ''', None, why="ReLU applied to the logits instead of the hidden layer"),
+    ''', "window_without_relu", why="ReLU applied to the logits instead of the hidden layer: the hidden layer lets negative values "
+                                     "through, and where every logit is positive the answer is exactly that mistake's"),
 
     # ------------------------------------------------------------------ min_fillers_to_flip
     variant(A, "min_fillers_to_flip", "fillers-via-run-rnn", '''

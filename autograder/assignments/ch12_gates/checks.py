@@ -590,7 +590,7 @@ def coupled_input_forget_gates(c_prev, f, i, g, o):
 
 
 @mistake("lstm_cell_update",
-         en="The symbol ⊙ (逐项相乘) is a coordinate-by-coordinate product, not a dot product: each cell coordinate keeps and writes its own amounts, and the result has one entry per coordinate.",
+         en="The symbol ⊙ is a coordinate-by-coordinate product, not a dot product: each cell coordinate keeps and writes its own amounts, and the result has one entry per coordinate.",
          zh="符号⊙（逐项相乘）表示对应坐标逐项相乘，不是点积：每个单元坐标各自保留、写入自己的量，结果每个坐标各有一项。")
 def dot_product_not_elementwise(c_prev, f, i, g, o):
     c = np.dot(f, c_prev) + np.dot(i, g)

@@ -43,6 +43,13 @@ _COURSES: set = set()
 KEEP = 8
 
 
+def awaiting_ta(grade) -> bool:
+    """Whether an nbgrader grade (a `Grade`, or a query's row with its columns) waits for a TA: it
+    needs a manual grade and no TA has scored it yet. A grade a TA scored keeps that score when a
+    regrade flags it again."""
+    return bool(grade.needs_manual_grade) and grade.manual_score is None
+
+
 def _key(db_url: str) -> tuple | None:
     """The cache key of `db_url` in this process; None for a database that is not kept (an SQLite
     database in memory or at a relative path, which the course's `database_url` never gives)."""

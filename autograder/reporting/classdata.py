@@ -1,6 +1,7 @@
 """The class as graded: per student and graded cell the score and the misconceptions the grader
-named (`Row`), with the roster, what became of each hand-in (`Submission`: its state, the grade
-that counts, lateness) and the assignments' questions (`ClassData`).
+named (`Row`), a submission's points by who gives them, those awaiting a TA apart (`Points`), with
+the roster, what became of each hand-in (`Submission`: its state, the grade that counts, lateness)
+and the assignments' questions (`ClassData`).
 
 Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
 submissions and scores, the course's submission ledger (`autograder.coursedir.ledger`: receipts,
@@ -17,10 +18,12 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
 from ..coursedir import config
+from ..coursedir.gradebook import awaiting_ta
 from ..coursedir.layout import Course, FailedAttempt
 from ..grading.result import CaseOutcome, GradeResult
 
@@ -43,14 +46,51 @@ class Row:
     max_score: float
     misconceptions: list[str] = field(default_factory=list)
     cases: list[CaseOutcome] = field(default_factory=list)
-    #: a written answer (or a refused submission's cell) no TA has graded yet
+    #: a written answer (or a refused or flagged submission's cell) no TA has graded yet: its points
+    #: await a TA, neither lost nor earned
     needs_manual: bool = False
     #: the check's function was still the stub
     not_started: bool = False
+    #: a TA gave its score and the autograder none (a written answer graded by hand)
+    by_ta: bool = False
 
     @property
     def lost(self) -> float:
-        return max(0.0, self.max_score - self.score)
+        """Points lost (none while the cell awaits a TA)."""
+        return 0.0 if self.needs_manual else max(0.0, self.max_score - self.score)
+
+    @property
+    def awaiting(self) -> float:
+        """Points that await a TA: the cell's whole maximum while no TA has graded it."""
+        return self.max_score if self.needs_manual else 0.0
+
+
+@dataclass
+class Points:
+    """A submission's points by who gives them: the autograder, a TA, or nobody yet (awaiting a TA)."""
+
+    auto: float = 0.0
+    auto_max: float = 0.0
+    by_ta: float = 0.0
+    by_ta_max: float = 0.0
+    awaiting: float = 0.0
+
+    def add(self, row: Row) -> None:
+        """Count `row`'s points where they belong."""
+        if row.needs_manual:
+            self.awaiting += row.max_score
+        elif row.by_ta:
+            self.by_ta, self.by_ta_max = self.by_ta + row.score, self.by_ta_max + row.max_score
+        else:
+            self.auto, self.auto_max = self.auto + row.score, self.auto_max + row.max_score
+
+
+def points(rows: list[Row]) -> dict[tuple[str, str], Points]:
+    """(assignment, student) -> the points of that submission's cells, by who gives them."""
+    found: dict[tuple[str, str], Points] = defaultdict(Points)
+    for row in rows:
+        found[(row.assignment, row.student)].add(row)
+    return dict(found)
 
 
 @dataclass(frozen=True)
@@ -244,7 +284,7 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
             data.questions[name] = _questions(course, assignment)
             grades = _grades(gradebook, assignment, wanted)
             for student, (raw, penalty, timestamp) in _submissions(gradebook, assignment, wanted).items():
-                found[(name, student)] = (raw, penalty, timestamp, any(entry[5] for entry in grades.get(student, [])))
+                found[(name, student)] = (raw, penalty, timestamp, any(entry.given for entry in grades.get(student, [])))
             for student, entries in sorted(grades.items()):
                 data.rows += _rows(course, name, student, entries, [g for g, _ in data.questions[name]])
     data.submissions = _standing(course, settings, db_url, data, found, wanted)
@@ -354,40 +394,53 @@ def _standing(course: Course, settings, db_url: str, data: ClassData, found: dic
     return standing
 
 
-def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[tuple[str, str, float, float, bool, bool]]]:
-    """student -> (notebook, grade id, score, max score, needs manual grade, given) of each of the
-    gradebook's grades of `assignment` (of the `wanted` students); `given`: the autograder or a TA
-    gave it a score."""
+class _Grade(NamedTuple):
+    """One of the gradebook's grades: `awaiting_ta` whether it waits for a TA (`awaiting_ta` of
+    coursedir.gradebook), `given` whether the autograder or a TA gave it a score, `by_ta` whether a
+    TA did and the autograder did not."""
+
+    notebook: str
+    grade_id: str
+    score: float
+    max_score: float
+    awaiting_ta: bool
+    given: bool
+    by_ta: bool
+
+
+def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[_Grade]]:
+    """student -> each of the gradebook's grades of `assignment` (of the `wanted` students)."""
     from nbgrader.api import BaseCell, Grade, Notebook, SubmittedAssignment, SubmittedNotebook
 
     grades = defaultdict(list)
-    for student, notebook, grade_id, score, maximum, manual, auto_score, manual_score in (
-            gradebook.db.query(SubmittedAssignment.student_id, Notebook.name, BaseCell.name, Grade.score, Grade.max_score,
+    for grade in (
+            gradebook.db.query(SubmittedAssignment.student_id, Notebook.name.label("notebook"), BaseCell.name.label("grade_id"),
+                               Grade.score, Grade.max_score,
                                Grade.needs_manual_grade, Grade.auto_score, Grade.manual_score)
             .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
             .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
             .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
             .join(BaseCell, Grade.cell_id == BaseCell.id)
             .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
-        if wanted is None or student in wanted:
-            grades[student].append((notebook, grade_id, float(score or 0.0), float(maximum or 0.0), bool(manual),
-                                    auto_score is not None or manual_score is not None))
+        if wanted is None or grade.student_id in wanted:
+            grades[grade.student_id].append(_Grade(grade.notebook, grade.grade_id, float(grade.score or 0.0), float(grade.max_score or 0.0),
+                                                   awaiting_ta(grade), grade.auto_score is not None or grade.manual_score is not None,
+                                                   grade.auto_score is None and grade.manual_score is not None))
     return grades
 
 
-def _rows(course: Course, assignment: str, student: str, grades: list[tuple[str, str, float, float, bool, bool]],
-          order: list[str]) -> list[Row]:
+def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], order: list[str]) -> list[Row]:
     """One student's graded cells of `assignment` (`grades` as `_grades` gives them), with the result
     the grader stored in each graded notebook, in the `order` of grade ids."""
     results = {}
-    for notebook in {entry[0] for entry in grades}:
+    for notebook in {grade.notebook for grade in grades}:
         path = course.autograded(student, assignment) / f"{notebook}.ipynb"
         results[notebook] = results_in(path) if path.is_file() else {}
     rows = []
-    for notebook, grade_id, score, maximum, manual, _ in grades:
-        result = results[notebook].get(grade_id) or GradeResult(grade_id, score, maximum)
-        rows.append(Row(student, assignment, grade_id, score, maximum, list(result.misconceptions), list(result.cases),
-                        manual, result.not_started))
+    for grade in grades:
+        result = results[grade.notebook].get(grade.grade_id) or GradeResult(grade.grade_id, grade.score, grade.max_score)
+        rows.append(Row(student, assignment, grade.grade_id, grade.score, grade.max_score, list(result.misconceptions),
+                        list(result.cases), grade.awaiting_ta, result.not_started, grade.by_ta))
     position = {g: i for i, g in enumerate(order)}
     return sorted(rows, key=lambda row: position.get(row.grade_id, len(position)))
 
@@ -395,9 +448,3 @@ def _rows(course: Course, assignment: str, student: str, grades: list[tuple[str,
 def collect(root: Path) -> list[Row]:
     """Every graded cell in the gradebook, with the misconceptions the grader named."""
     return load(root).rows
-
-
-# ---------------------------------------------------------------------------------------------
-# Statistics shared by the exports and the report
-
-

@@ -71,15 +71,16 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     results of the autograded notebooks; `students` limits them to those student ids.
 
     grades.csv: nbgrader's export columns plus `submitted`, the state, the attempt that counts and
-    its lateness, the final grade and why the last hand-in was refused or not graded; one row per
-    assignment and student, sorted, scores to 2 decimals. scores.csv: one row per student, the final
-    grade per assignment, the total, the assignments in each state, each assignment's raw score and
-    late penalty. canvas.csv: a Canvas gradebook import of the final grades. questions.csv: one row
-    per graded cell.
-    question_stats.csv: one row per graded cell across the class. Headers are in the course
-    language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes; values
-    (ids, numbers, yes/no, states) are the same in every language."""
-    from .classdata import RECEIVED, REFUSED, load
+    its lateness, the final grade, the points that await a TA and why the last hand-in was refused or
+    not graded; one row per assignment and student, sorted, scores to 2 decimals. scores.csv: one row
+    per student, the final grade per assignment, the total, the points that await a TA, the
+    assignments in each state, each assignment's raw score, late penalty and points that await a TA.
+    canvas.csv: a Canvas gradebook import of the final grades. questions.csv: one row per graded
+    cell. question_stats.csv: one row per graded cell across the class, the points that await a TA
+    apart from those lost. Headers are in the course language (`COURSE_LANG`, labels `export.*`),
+    except canvas.csv's, which Canvas fixes; values (ids, numbers, yes/no, states) are the same in
+    every language."""
+    from .classdata import RECEIVED, REFUSED, load, points
     from .stats import question_stats
 
     course = Course(Path(root))
@@ -90,6 +91,11 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             raise UnknownStudent(f"not students of the gradebook: {unknown}")
     out = Path(out or course.exports)
     out.mkdir(parents=True, exist_ok=True)
+    found = points(data.rows)
+
+    def awaiting(assignment: str, student: str) -> float:
+        """The points of the student's submission of `assignment` that await a TA."""
+        return found[(assignment, student)].awaiting if (assignment, student) in found else 0.0
 
     def graded(assignment: str, student: str):
         """The student's submission of `assignment` where it has a grade, else None."""
@@ -105,28 +111,33 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                        student.first_name, student.email, "yes" if sub else "no", data.state(assignment, student.id),
                        sub.attempt if sub and sub.attempt is not None else "", sub.attempts if sub else 0,
                        sub.days_late if sub else 0, sub.late_days_used if sub else 0, *map(_points, scores),
-                       _points(data.max_scores[assignment]), sub.failed if sub else ""]
+                       _points(awaiting(assignment, student.id)), _points(data.max_scores[assignment]), sub.failed if sub else ""]
 
     grades = _write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
                                                      "email", "submitted", "state", "attempt", "attempts", "days_late",
                                                      "late_days_used", "raw_score", "late_submission_penalty", "final_score",
-                                                     "max_score", "reason"), long_rows())
+                                                     "points_awaiting_ta", "max_score", "reason"), long_rows())
 
     def wide_rows():
         for student in data.students:
             subs = [graded(a, student.id) for a in data.assignments]
+            waiting = [awaiting(a, student.id) for a in data.assignments]
             in_state = {state: [a for a in data.assignments if data.state(a, student.id) == state] for state in (RECEIVED, REFUSED)}
             yield [student.id, student.last_name, student.first_name, student.email,
                    *(_points(sub.score) if sub else "" for sub in subs),
-                   _points(data.total(student.id)), _points(data.max_total), " ".join(a for a in data.assignments if not data.submitted(a, student.id)),
+                   _points(data.total(student.id)), _points(data.max_total), _points(sum(waiting)),
+                   " ".join(a for a in data.assignments if not data.submitted(a, student.id)),
                    " ".join(in_state[RECEIVED]), " ".join(in_state[REFUSED]),
                    " ".join(a for a, sub in zip(data.assignments, subs) if sub and sub.late),
-                   *(_points(sub.raw_score) if sub else "" for sub in subs), *(_points(sub.penalty) if sub else "" for sub in subs)]
+                   *(_points(sub.raw_score) if sub else "" for sub in subs), *(_points(sub.penalty) if sub else "" for sub in subs),
+                   *(_points(points) if data.submitted(a, student.id) else "" for a, points in zip(data.assignments, waiting))]
 
     scores = _write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
-                                              *_header("total", "max_total", "not_submitted", "received", "refused", "late"),
+                                              *_header("total", "max_total", "points_awaiting_ta", "not_submitted", "received",
+                                                       "refused", "late"),
                                               *(label("export.assignment_raw_score", assignment=a) for a in data.assignments),
-                                              *(label("export.assignment_penalty", assignment=a) for a in data.assignments)],
+                                              *(label("export.assignment_penalty", assignment=a) for a in data.assignments),
+                                              *(label("export.assignment_awaiting", assignment=a) for a in data.assignments)],
                         wide_rows())
 
     def canvas_rows():
@@ -149,12 +160,14 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     def stats_rows():
         for assignment in data.assignments:
             for q in question_stats(data, assignment):
-                yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, _points(q.mean), q.full_marks,
-                       _points(q.full_share), q.zeros, _points(q.lost), _points(q.lost_uncatalogued), len(q.uncatalogued),
-                       _points(q.lost_not_started), len(q.not_started)]
+                yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, "" if q.mean is None else _points(q.mean),
+                       q.full_marks, "" if q.full_share is None else _points(q.full_share), q.zeros, _points(q.lost),
+                       _points(q.lost_uncatalogued), len(q.uncatalogued), _points(q.lost_not_started), len(q.not_started),
+                       _points(q.points_awaiting), len(q.awaiting)]
 
     stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
                                                             "full_marks", "full_marks_share", "zeros", "points_lost",
                                                             "points_lost_uncatalogued", "students_uncatalogued",
-                                                            "points_lost_not_started", "students_not_started"), stats_rows())
+                                                            "points_lost_not_started", "students_not_started",
+                                                            "points_awaiting_ta", "students_awaiting_ta"), stats_rows())
     return Exports(grades, scores, canvas, questions, stats)

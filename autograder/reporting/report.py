@@ -3,7 +3,11 @@
 
 Every word of the report and the score table is a label (`autograder.labels`) in the course language
 (`COURSE_LANG`); the plots hold no words (numbers, ids, assignment names, "#"), so they draw with any
-font, and their translated captions sit beside them in the page.
+font: their alt text (what the axes show and what the data says), their captions and the tables of
+the values they draw sit beside them in the page, in the course language.
+
+Points of cells that no TA has graded yet (written answers, flagged cells) are a category of their
+own everywhere: awaiting a TA, never lost (`autograder.reporting.classdata.Points`).
 """
 from __future__ import annotations
 
@@ -18,17 +22,32 @@ from pathlib import Path
 from rnnkit.messages import _columns
 
 from ..labels import fill, label, template
-from .classdata import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, ClassData, Row, Submission
+from .page_style import font_stack, mono_stack
+from .classdata import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, ClassData, Points, Row, Submission, points
 from .stats import MisconceptionStats, misconception_stats, question_stats
 
 #: The score table's word for each state.
 STATE_LABELS = {NOT_SUBMITTED: "table.state.not_submitted", RECEIVED: "table.state.received", GRADED: "table.state.graded",
                 REFUSED: "table.state.refused"}
 
+
+def _width(text: str) -> int:
+    """The display width of `text` (a CJK character takes two columns)."""
+    return sum(map(_columns, text))
+
+
 def _pad(text: str, width: int, right: bool = False) -> str:
-    """`text` padded with spaces to `width` columns (a CJK character takes two)."""
-    space = " " * max(0, width - sum(map(_columns, text)))
+    """`text` padded with spaces to `width` columns."""
+    space = " " * max(0, width - _width(text))
     return space + text if right else text + space
+
+
+def _aligned(lines: list[list[str]], right: set[int]) -> str:
+    """Lines of cells as text columns two spaces apart, the columns `right` right-aligned and the
+    last one as it is."""
+    widths = [max(map(_width, column)) for column in zip(*lines)]
+    return "\n".join("  ".join([*(_pad(cell, width, i in right) for i, (cell, width) in enumerate(zip(cells[:-1], widths))),
+                                 cells[-1]]) for cells in lines)
 
 
 def failed_lines(data: ClassData) -> list[str]:
@@ -37,62 +56,53 @@ def failed_lines(data: ClassData) -> list[str]:
             for (a, s), sub in sorted(data.submissions.items()) if sub.failed]
 
 
-def _width(text: str) -> int:
-    return sum(map(_columns, text))
-
-
-def _by_hand_and_named(rows: list[Row]) -> dict[tuple[str, str], list]:
-    """(student, assignment) -> [score, max score, cells to grade by hand, misconceptions named]."""
-    totals: dict[tuple[str, str], list] = defaultdict(lambda: [0.0, 0.0, 0, []])
+def _named(rows: list[Row]) -> dict[tuple[str, str], list[str]]:
+    """(assignment, student) -> the misconceptions named in that submission, each once, in order."""
+    found: dict[tuple[str, str], list[str]] = defaultdict(list)
     for row in rows:
-        entry = totals[(row.student, row.assignment)]
-        entry[0] += row.score
-        entry[1] += row.max_score
-        entry[2] += row.needs_manual
-        entry[3] += [m for m in row.misconceptions if m not in entry[3]]
-    return totals
+        found[(row.assignment, row.student)] += [m for m in row.misconceptions if m not in found[(row.assignment, row.student)]]
+    return found
+
+
+def _split(found: Points | None) -> list[str]:
+    """The score table's cells of a submission's points: autograded (x/y), by a TA (x/y) and
+    awaiting a TA (y), "-" where there are none."""
+    found = found or Points()
+    return [f"{found.auto:.2f}/{found.auto_max:.1f}" if found.auto_max else "-",
+            f"{found.by_ta:.2f}/{found.by_ta_max:.1f}" if found.by_ta_max else "-",
+            f"{found.awaiting:.1f}" if found.awaiting else "-"]
 
 
 def score_table(data: ClassData | list[Row]) -> str:
-    """A plain-text table: one line per student and assignment, with the cells still to grade by
-    hand (written answers, flagged cells) and the misconceptions named (headers in the course
-    language).
+    """A plain-text table: one line per student and assignment, with the points the autograder gave
+    of those it grades, the points a TA gave of those a TA graded, the points that await a TA, and
+    the misconceptions named (headers in the course language).
 
     Given the class (`ClassData`), every student of the roster and assignment, with its state (not
     submitted, received and not yet graded, graded, refused), the raw score, the late penalty, the
-    final grade and the days late; given graded cells alone, the graded submissions and their scores."""
+    final grade and the days late; given graded cells alone, the graded submissions."""
     if isinstance(data, ClassData):
         return _class_table(data)
-    lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} "
-             f"{_pad(label('table.score'), 11, right=True)}  {_pad(label('table.by_hand'), 10, right=True)}  {label('table.misconceptions')}"]
-    for (student, assignment), (score, maximum, pending, named) in sorted(_by_hand_and_named(data).items()):
-        lines.append(f"{student:<12} {assignment:<16} {score:>5.2f}/{maximum:<5.1f}  {pending or '-':>10}  {', '.join(named) or '-'}")
-    return "\n".join(lines)
+    found, named = points(data), _named(data)
+    lines = [[label(f"table.{column}") for column in ("student", "assignment", "autograded", "by_ta", "awaiting", "misconceptions")]]
+    lines += [[student, assignment, *_split(found[(assignment, student)]), ", ".join(named[(assignment, student)]) or "-"]
+              for assignment, student in sorted(found, key=lambda key: (key[1], key[0]))]
+    return _aligned(lines, {2, 3, 4})
 
 
 def _class_table(data: ClassData) -> str:
     """`score_table` of the whole class."""
-    found = _by_hand_and_named(data.rows)
-    states = {state: label(label_id) for state, label_id in STATE_LABELS.items()}
-    wide = max(map(_width, [label("table.state"), *states.values()]))
-    raw, penalty, final, late = (label(f) for f in ("table.raw", "table.penalty", "table.final", "table.days_late"))
-    widths = [max(7, _width(raw)), max(7, _width(penalty)), max(11, _width(final)), max(4, _width(late)),
-              max(10, _width(label("table.by_hand")))]
-    lines = [f"{_pad(label('table.student'), 12)} {_pad(label('table.assignment'), 16)} {_pad(label('table.state'), wide)} "
-             f"{_pad(raw, widths[0], right=True)} {_pad(penalty, widths[1], right=True)} {_pad(final, widths[2], right=True)} "
-             f"{_pad(late, widths[3], right=True)}  {_pad(label('table.by_hand'), widths[4], right=True)}  {label('table.misconceptions')}"]
+    found, named = points(data.rows), _named(data.rows)
+    lines = [[label(f"table.{column}") for column in ("student", "assignment", "state", "raw", "penalty", "final", "days_late",
+                                                       "autograded", "by_ta", "awaiting", "misconceptions")]]
     for student in data.students:
         for assignment in data.assignments:
             sub = data.submissions.get((assignment, student.id))
-            _, _, pending, named = found.get((student.id, assignment), (0, 0, 0, []))
-            maximum = data.max_scores.get(assignment, 0.0)
-            graded = sub is not None and sub.graded
-            numbers = ((f"{sub.raw_score:.2f}", f"{sub.penalty:.2f}", f"{sub.score:>5.2f}/{maximum:<5.1f}", str(sub.days_late or "-"))
-                       if graded else ("-", "-", f"{'-':>5}/{maximum:<5.1f}", "-"))
-            lines.append(f"{student.id:<12} {assignment:<16} {_pad(states[data.state(assignment, student.id)], wide)} "
-                         + " ".join(_pad(value, width, right=True) for value, width in zip(numbers, widths))
-                         + f"  {_pad(str(pending or '-'), widths[4], right=True)}  {', '.join(named) or '-'}")
-    return "\n".join(lines)
+            numbers = ([f"{sub.raw_score:.2f}", f"{sub.penalty:.2f}", f"{sub.score:.2f}", str(sub.days_late or "-")]
+                       if sub is not None and sub.graded else ["-"] * 4)
+            lines.append([student.id, assignment, label(STATE_LABELS[data.state(assignment, student.id)]), *numbers,
+                          *_split(found.get((assignment, student.id))), ", ".join(named.get((assignment, student.id), [])) or "-"])
+    return _aligned(lines, set(range(3, 10)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,19 +111,21 @@ def _class_table(data: ClassData) -> str:
 STYLE = """
 :root { --ink: #1f2933; --muted: #616e7c; --line: #d9dee4; --band: #f5f7fa; --accent: #2f5d8a; }
 * { box-sizing: border-box; }
-body { font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "PingFang SC", "Microsoft YaHei",
-       "Noto Sans CJK SC", sans-serif; color: var(--ink);
-       margin: 0; background: #fff; }
-main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 64px; }
+body { font: 15px/1.5 FONT; color: var(--ink); margin: 0; background: #fff; }
+main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 64px; overflow-wrap: break-word; }  /* a long name or path wraps */
+@media (max-width: 480px) { main { padding: 16px 12px 48px; } }
 header { border-bottom: 3px solid var(--accent); margin-bottom: 24px; padding-bottom: 12px; }
-h1 { font-size: 28px; margin: 0 0 4px; }
-h2 { font-size: 22px; margin: 40px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); }
+h1 { font-size: 28px; margin: 0 0 4px; overflow-wrap: anywhere; }
+h2 { font-size: 22px; margin: 40px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
 h3 { font-size: 17px; margin: 24px 0 8px; color: var(--accent); }
+a { color: var(--accent); text-decoration: underline; }
 .meta { color: var(--muted); margin: 0; }
 .facts { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; padding: 0; list-style: none; }
 .facts li { background: var(--band); border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
 .facts b { font-size: 18px; }
-table { border-collapse: collapse; margin: 8px 0 16px; font-size: 14px; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 8px 0 16px; position: relative; }  /* it clips the .sr text inside */
+.scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
+table { border-collapse: collapse; font-size: 14px; }
 th, td { border: 1px solid var(--line); padding: 4px 10px; vertical-align: top; text-align: left; }
 th { background: var(--band); font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
@@ -124,18 +136,29 @@ td.received { color: var(--accent); text-align: center; background: #e8f0f8 !imp
 td.refused { color: #8a2f2f; text-align: center; background: #f8e8e8 !important; }
 .late { color: #8a2f2f; }
 td.who { font-size: 13px; max-width: 300px; }
-table.wide { table-layout: fixed; width: 100%; }
+table.wide { table-layout: fixed; width: 100%; min-width: 880px; }
 table.wide td { overflow-wrap: anywhere; }
-.id { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; }
+.id { font-family: MONO; font-size: 13px; }
 .note { color: var(--muted); font-size: 13px; }
-.late.note { color: #6b1f1f; }  /* on a shaded score cell: AA contrast, muted grey is not */
-img.plot { display: block; max-width: 100%; height: auto; margin: 8px 0; }
-figure.plot { margin: 0; }
-figure.plot figcaption { color: var(--muted); font-size: 13px; max-width: 500px; }
-details.note { margin: 4px 0 8px; }
-summary { cursor: pointer; }
+td .note { color: #4b5563; }  /* on a shaded score cell: AA contrast, muted grey is not */
+.late.note { color: #6b1f1f; }
+.sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0);
+      white-space: nowrap; border: 0; }
 .plots { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
+figure.plot { margin: 0; max-width: 100%; }
+figure.plot img { display: block; max-width: 100%; height: auto; margin: 8px 0; }
+figure.plot figcaption { color: var(--muted); font-size: 13px; max-width: 500px; }
+figure.plot details { color: var(--ink); font-size: 14px; }
+details { margin: 4px 0 8px; }
+details table { margin: 4px 0; }
+details td { overflow-wrap: anywhere; }
+summary { cursor: pointer; }
 """
+
+
+def _style() -> str:
+    """The page's CSS, with the font stacks of the course language."""
+    return STYLE.replace("FONT", font_stack()).replace("MONO", mono_stack())
 
 
 def _h(label_id: str, **fields) -> str:
@@ -143,13 +166,33 @@ def _h(label_id: str, **fields) -> str:
     return fill(html.escape(template(label_id)), **fields)
 
 
-def _figure_tag(figure, alt: str, caption: str) -> str:
-    """The figure as an inline PNG, with `alt` text and a `caption` (HTML) under it."""
+def _scroll(name: str, table: str) -> str:
+    """`table` (HTML) in a region of its own, named `name` (text), that scrolls sideways on a narrow
+    screen and takes the keyboard's focus to do so."""
+    return f'<div class="scroll" tabindex="0" role="region" aria-label="{html.escape(name)}">{table}</div>'
+
+
+def _sign(symbol: str, text: str) -> str:
+    """A sign after a score (an HTML entity): `text` on hover, and read out by a screen reader."""
+    return f' <span class="note" title="{html.escape(text)}" aria-hidden="true">{symbol}</span><span class="sr">{html.escape(text)}</span>'
+
+
+def _figure_tag(figure, alt: str, caption: str, values: str) -> str:
+    """The figure as an inline PNG with `alt` text, a `caption` (HTML) under it and the table of the
+    `values` it draws (HTML) folded in the caption."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=96, bbox_inches="tight")
-    return (f'<figure class="plot"><img class="plot" alt="{html.escape(alt)}" '
+    return (f'<figure class="plot"><img alt="{html.escape(alt)}" '
             f'src="data:image/png;base64,{base64.b64encode(buffer.getvalue()).decode()}">'
-            f"<figcaption>{caption}</figcaption></figure>")
+            f"<figcaption>{caption}{values}</figcaption></figure>")
+
+
+def _values(summary: str, header: str, rows: list[tuple[str, int]]) -> str:
+    """The values a plot draws as a table (HTML cells `rows` of a name and a number of students),
+    folded under `summary` (HTML)."""
+    body = "".join(f'<tr><td>{name}</td><td class="num">{count}</td></tr>' for name, count in rows)
+    return (f"<details><summary>{summary}</summary><table><thead><tr>{header}{_th('report.col.students', True)}</tr></thead>"
+            f"<tbody>{body}</tbody></table></details>")
 
 
 def _figure(width: float, height: float):
@@ -168,16 +211,27 @@ def _whole():
     return MaxNLocator(integer=True)
 
 
-def histogram_figure(assignment: str, totals: list[float], maximum: float):
-    """The score distribution: bins of whole points (wider for long assignments), whole-number axes.
+def score_bins(totals: list[float], maximum: float) -> tuple[list[int], list[int]]:
+    """The histogram's bin edges (whole points, wider for long assignments, the last bin closed) and
+    the number of `totals` in each bin."""
+    import numpy
 
-    No words in the figure (the title is the assignment, the student axis "#", the score axis ends at
-    the maximum): the page's caption says what it shows, in the course language."""
     top = max(1, math.ceil(maximum))
     width = max(1, math.ceil(top / 30))
     edges = list(range(0, top + width, width))
+    counts, _ = numpy.histogram(totals, bins=edges)
+    return edges, [int(count) for count in counts]
+
+
+def histogram_figure(assignment: str, totals: list[float], maximum: float):
+    """The score distribution (`score_bins`), whole-number axes.
+
+    No words in the figure (the title is the assignment, the student axis "#", the score axis ends at
+    the maximum): the page's alt text, caption and table of values say what it shows, in the course
+    language."""
+    edges, counts = score_bins(totals, maximum)
     figure, axis = _figure(5.2, 2.8)
-    axis.hist(totals, bins=edges, color="#2f5d8a", edgecolor="white")
+    axis.bar(edges[:-1], counts, width=edges[1] - edges[0], align="edge", color="#2f5d8a", edgecolor="white")
     axis.set(xlabel=f"0 – {maximum:g}", ylabel="#", title=assignment)
     axis.set_xlim(0, edges[-1])
     axis.xaxis.set_major_locator(_whole())
@@ -199,10 +253,63 @@ def misconception_figure(assignment: str, found: list[MisconceptionStats]):
     return figure
 
 
+def _range(edges: list[int], i: int) -> str:
+    """The points of bin `i` in words (the last bin holds its upper edge too)."""
+    which = "report.plot.range_last" if i == len(edges) - 2 else "report.plot.range"
+    return label(which, low=str(edges[i]), high=str(edges[i + 1]))
+
+
+def _tallest(names: list[str], counts: list[int], total: int, one: str, many: str, field: str) -> str:
+    """The sentence naming the largest of `counts` (label `one`) or, where several tie, all of them
+    (label `many`), the names in placeholder `field`."""
+    top = max(counts)
+    tied = [name for name, count in zip(names, counts) if count == top]
+    return label(one if len(tied) == 1 else many, **{field: label("report.plot.separator").join(tied)}, count=str(top), total=str(total))
+
+
+def _median(values: list[float]) -> float:
+    """The median of `values` (not empty)."""
+    ordered = sorted(values)
+    return (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+
+
+def _histogram(assignment: str, totals: list[float], maximum: float, caption: str) -> str:
+    """The score histogram with its alt text (what the axes show, where most students are, the
+    median, how many at full marks and at zero), its `caption` (HTML) and its values as a table."""
+    edges, counts = score_bins(totals, maximum)
+    ranges = [_range(edges, i) for i in range(len(counts))]
+    peak = (label("report.plot.scores_spread") if max(counts) == 1 < len(totals)
+            else _tallest(ranges, counts, len(totals), "report.plot.scores_peak", "report.plot.scores_peaks", "ranges"))
+    summary = label("report.plot.scores_summary", lowest=_num(min(totals)), highest=_num(max(totals)), median=_num(_median(totals)),
+                    points=f"{maximum:g}", full=str(sum(1 for t in totals if t >= maximum - EPS)),
+                    zero=str(sum(1 for t in totals if t <= EPS)))
+    alt = label("report.plot.scores", assignment=assignment, count=str(len(totals)), points=f"{maximum:g}",
+                width=str(edges[1] - edges[0]), peak=peak, summary=summary)
+    values = _values(_h("report.plot.scores_data"), _th("report.col.range"),
+                     [(html.escape(name), count) for name, count in zip(ranges, counts)])
+    return _figure_tag(histogram_figure(assignment, totals, maximum), alt, caption, values)
+
+
+def _misconception_plot(assignment: str, found: list[MisconceptionStats], graded: int) -> str:
+    """The misconceptions' bar chart with its alt text (what the axes show, the most common one), its
+    caption and its values as a table."""
+    counts = [len(m.students) for m in found]
+    alt = label("report.plot.misconceptions", assignment=assignment, count=str(len(found)),
+                top=_tallest([m.id for m in found], counts, graded, "report.plot.misconceptions_top", "report.plot.misconceptions_tops", "ids"))
+    values = _values(_h("report.plot.misconceptions_data"), _th("report.col.misconception"),
+                     [(f'<span class="id">{html.escape(m.id)}</span>', count) for m, count in zip(found, counts)])
+    return _figure_tag(misconception_figure(assignment, found), alt, _h("report.plot.misconceptions_caption"), values)
+
+
 def _shade(fraction: float) -> str:
     """A background from pale red (0) through pale yellow to pale green (full marks)."""
     hue = 120 * max(0.0, min(1.0, fraction))
     return f"background: hsl({hue:.0f}, 60%, 88%)"
+
+
+def _graded_shade(score: float, maximum: float) -> str:
+    """`_shade` of `score` of the `maximum` points graded; none where nothing is graded."""
+    return f' style="{_shade(score / maximum)}"' if maximum > EPS else ""
 
 
 def _num(value: float) -> str:
@@ -235,17 +342,24 @@ def _late_note(sub: Submission) -> str:
     return f'<br><span class="note late" title="{html.escape(title)}">{html.escape(text)}</span>'
 
 
-def _assignment_section(data: ClassData, assignment: str) -> list[str]:
-    parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>']
+def _awaiting_note(awaiting: float) -> str:
+    """Below a grade: the points that await a TA (a pencil), where there are any."""
+    if awaiting <= EPS:
+        return ""
+    return f'<br><span class="note"><span aria-hidden="true">&#9998;</span> {_h("report.cell.awaiting", points=f"{awaiting:g}")}</span>'
+
+
+def _facts(data: ClassData, assignment: str, found: dict[tuple[str, str], Points]) -> list[str]:
+    """The assignment's facts: its submissions in each state, its points, lateness, the counting
+    rule, the grades' mean, median and full marks, the points that await a TA, failed attempts."""
     maximum = data.max_scores.get(assignment, 0.0)
     graded = data.graded(assignment)
     totals = [sub.score for sub in graded]
-    missing = data.missing(assignment)
     handed_in = [sub for (a, _), sub in data.submissions.items() if a == assignment]
     received, refused = data.in_state(assignment, RECEIVED), data.in_state(assignment, REFUSED)
     late = [sub for sub in graded if sub.late]
     facts = [_h("report.fact.submitted", count=f"<b>{len(handed_in)}</b>"),
-             _h("report.fact.not_submitted", count=f"<b>{len(missing)}</b>"),
+             _h("report.fact.not_submitted", count=f"<b>{len(data.missing(assignment))}</b>"),
              _h("report.fact.points", points=f"<b>{maximum:g}</b>"),
              _h("report.fact.graded", count=f"<b>{len(data.in_state(assignment, GRADED))}</b>")]
     if received:
@@ -257,78 +371,98 @@ def _assignment_section(data: ClassData, assignment: str) -> list[str]:
     if any(sub.counts == "best" for sub in handed_in):
         facts.append(_h("report.fact.best"))
     if totals:
-        ordered = sorted(totals)
-        median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
         facts += [_h("report.fact.mean", value=f"<b>{sum(totals) / len(totals):.2f}</b>"),
-                  _h("report.fact.median", value=f"<b>{median:.2f}</b>"),
+                  _h("report.fact.median", value=f"<b>{_median(totals):.2f}</b>"),
                   _h("report.fact.full_marks", count=f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b>")]
     waiting = [row for row in data.rows_of(assignment) if row.needs_manual]
     if waiting:
-        facts.append(_h("report.fact.needs_manual", count=f"<b>{len({row.student for row in waiting})}</b>", cells=str(len(waiting))))
-    failed = [sub for (a, _), sub in data.submissions.items() if a == assignment and sub.failed]
+        facts.append(_h("report.fact.awaiting", points=f"<b>{sum(row.awaiting for row in waiting):g}</b>",
+                        count=str(len({row.student for row in waiting})), cells=str(len(waiting))))
+        awaited = {sub.student: found.get((assignment, sub.student), Points()).awaiting for sub in graded}
+        facts.append(_h("report.fact.full_of_graded",
+                        count=f"<b>{sum(1 for sub in graded if sub.score >= maximum - awaited[sub.student] - EPS)}</b>"))
+    failed = [sub for sub in handed_in if sub.failed]
     if failed:
         facts.append(_h("report.fact.last_attempt_failed", count=f"<b>{len(failed)}</b>"))
-    parts.append('<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>")
-    parts += _listing("report.not_submitted", "report.not_submitted_count", [_people([s]) for s in missing])
-    parts += _listing("report.received", "report.received_count", [_people([sub.student]) for sub in received])
+    return ['<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>"]
+
+
+def _who(data: ClassData, assignment: str) -> list[str]:
+    """The notes naming who did not submit, whose work waits for grading, who was refused (and why)
+    and who was late."""
+    graded = data.graded(assignment)
+    parts = _listing("report.not_submitted", "report.not_submitted_count", [_people([s]) for s in data.missing(assignment)])
+    parts += _listing("report.received", "report.received_count", [_people([sub.student]) for sub in data.in_state(assignment, RECEIVED)])
     parts += _listing("report.refused", "report.refused_count",
-                      [_h("report.refused_entry", student=_people([sub.student]), reason=html.escape(sub.failed)) for sub in refused], "; ")
+                      [_h("report.refused_entry", student=_people([sub.student]), reason=html.escape(sub.failed))
+                       for sub in data.in_state(assignment, REFUSED)], "; ")
     parts += _listing("report.late", "report.late_count",
                       [_h("report.late_entry", student=_people([sub.student]), days=str(sub.days_late), penalty=_num(sub.penalty))
-                       for sub in late], "; ")
-    if not totals:
-        parts.append(f"<p>{_h('report.no_submission')}</p>")
-        return parts
-    found = misconception_stats(data, assignment)
-    plots = [_figure_tag(histogram_figure(assignment, totals, maximum), label("report.plot.scores", assignment=assignment),
-                         _h("report.plot.scores_caption", points=f"{maximum:g}"))]
-    if found:
-        plots.append(_figure_tag(misconception_figure(assignment, found), label("report.plot.misconceptions", assignment=assignment),
-                                 _h("report.plot.misconceptions_caption")))
-    parts.append('<div class="plots">' + "".join(plots) + "</div>")
-
-    parts.append(f"<h3>{_h('report.per_question')}</h3>")
-    parts.append('<table class="wide"><colgroup><col style="width:17%"><col style="width:6%"><col style="width:6%">'
-                 '<col style="width:9%"><col style="width:6%"><col style="width:7%"><col style="width:9%"><col style="width:17%">'
-                 '<col style="width:8%"><col style="width:15%"></colgroup><thead><tr>'
-                 + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
-                 + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
-                 + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
-                 + _th("report.col.not_started", True) + _th("report.col.not_started_who")
-                 + "</tr></thead><tbody>")
-    for q in question_stats(data, assignment):
-        parts.append(
-            f'<tr><td class="id">{html.escape(q.grade_id)}</td><td class="num">{q.max_score:g}</td>'
-            f'<td class="num" style="{_shade(q.mean / q.max_score if q.max_score else 1)}">{_num(q.mean)}</td>'
-            f'<td class="num">{100 * q.full_share:.0f}% ({q.full_marks})</td><td class="num">{q.zeros}</td>'
-            f'<td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
-            f'<td class="who">{_people(q.uncatalogued)}</td>'
-            f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{_people(q.not_started)}</td></tr>')
-    parts.append("</tbody></table>")
-    parts.append(f'<p class="note">{_h("report.note.outside")}</p>')
-
-    parts.append(f"<h3>{_h('report.misconceptions')}</h3>")
-    if found:
-        parts.append('<table class="wide"><colgroup><col style="width:21%"><col style="width:37%"><col style="width:9%">'
-                     '<col style="width:17%"><col style="width:16%"></colgroup><thead><tr>'
-                     + _th("report.col.misconception") + _th("report.col.meaning") + _th("report.col.students", True)
-                     + _th("report.col.checks") + _th("report.col.who") + "</tr></thead><tbody>")
-        for m in found:
-            checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)
-            parts.append(f'<tr><td class="id">{html.escape(m.id)}</td><td>{html.escape(m.text) or "&ndash;"}</td>'
-                         f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{_people(m.students)}</td></tr>')
-        parts.append("</tbody></table>")
-    else:
-        parts.append(f"<p>{_h('report.no_misconceptions')}</p>")
+                       for sub in graded if sub.late], "; ")
     return parts
 
 
+def _question_table(data: ClassData, assignment: str) -> list[str]:
+    """The per-question table: mean, full marks and zeros of the cells graded, points lost, lost
+    outside the catalogue and on a check not started (with whom), and the points that await a TA."""
+    rows = []
+    for q in question_stats(data, assignment):
+        shade = f' style="{_shade(q.mean / q.max_score if q.max_score else 1)}"' if q.mean is not None else ""
+        rows.append(
+            f'<tr><td class="id">{html.escape(q.grade_id)}</td><td class="num">{q.max_score:g}</td>'
+            f'<td class="num"{shade}>{_num(q.mean) if q.mean is not None else "&ndash;"}</td>'
+            f'<td class="num">{f"{100 * q.full_share:.0f}% ({q.full_marks})" if q.full_share is not None else "&ndash;"}</td>'
+            f'<td class="num">{q.zeros}</td><td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
+            f'<td class="who">{_people(q.uncatalogued)}</td>'
+            f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{_people(q.not_started)}</td>'
+            f'<td class="num">{f"{_num(q.points_awaiting)} ({len(q.awaiting)})" if q.awaiting else "&ndash;"}</td></tr>')
+    widths = (15, 5, 6, 9, 6, 6, 9, 15, 7, 13, 9)
+    table = ('<table class="wide"><colgroup>' + "".join(f'<col style="width:{w}%">' for w in widths) + "</colgroup><thead><tr>"
+             + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
+             + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
+             + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
+             + _th("report.col.not_started", True) + _th("report.col.not_started_who") + _th("report.col.awaiting", True)
+             + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return [f"<h3>{_h('report.per_question')}</h3>", _scroll(label("report.region.questions", assignment=assignment), table),
+            f'<p class="note">{_h("report.note.outside")}</p>']
+
+
+def _misconception_table(assignment: str, found: list[MisconceptionStats]) -> list[str]:
+    """Each misconception named once, with its explanation, the checks it showed in and who holds it."""
+    parts = [f"<h3>{_h('report.misconceptions')}</h3>"]
+    if not found:
+        return parts + [f"<p>{_h('report.no_misconceptions')}</p>"]
+    rows = []
+    for m in found:
+        checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)
+        rows.append(f'<tr><td class="id">{html.escape(m.id)}</td><td>{html.escape(m.text) or "&ndash;"}</td>'
+                    f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{_people(m.students)}</td></tr>')
+    table = ('<table class="wide"><colgroup><col style="width:21%"><col style="width:37%"><col style="width:9%">'
+             '<col style="width:17%"><col style="width:16%"></colgroup><thead><tr>'
+             + _th("report.col.misconception") + _th("report.col.meaning") + _th("report.col.students", True)
+             + _th("report.col.checks") + _th("report.col.who") + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return parts + [_scroll(label("report.region.misconceptions", assignment=assignment), table)]
+
+
+def _assignment_section(data: ClassData, assignment: str, found: dict[tuple[str, str], Points]) -> list[str]:
+    parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>', *_facts(data, assignment, found), *_who(data, assignment)]
+    graded = data.graded(assignment)
+    if not graded:
+        return parts + [f"<p>{_h('report.no_submission')}</p>"]
+    maximum = data.max_scores.get(assignment, 0.0)
+    awaiting = sum(found.get((assignment, sub.student), Points()).awaiting for sub in graded)
+    caption = _h("report.plot.scores_caption", points=f"{maximum:g}",
+                 awaiting=_h("report.plot.scores_awaiting", points=f"{awaiting:g}") if awaiting > EPS else "")
+    named = misconception_stats(data, assignment)
+    plots = [_histogram(assignment, [sub.score for sub in graded], maximum, caption)]
+    if named:
+        plots.append(_misconception_plot(assignment, named, len(graded)))
+    parts.append('<div class="plots">' + "".join(plots) + "</div>")
+    return parts + _question_table(data, assignment) + _misconception_table(assignment, named)
+
+
 def _overview(data: ClassData) -> list[str]:
-    parts = ["<table><thead><tr>" + _th("report.col.assignment") + _th("report.col.points", True)
-             + _th("report.col.submitted", True) + _th("report.col.graded", True) + _th("report.col.received", True)
-             + _th("report.col.refused", True) + _th("report.col.late", True)
-             + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
-             + _th("report.col.full_marks", True) + _th("report.col.misconceptions_named", True) + "</tr></thead><tbody>"]
+    rows = []
     for a in data.assignments:
         graded = data.graded(a)
         totals = [sub.score for sub in graded]
@@ -338,69 +472,82 @@ def _overview(data: ClassData) -> list[str]:
         handed_in = sum(1 for (name, _) in data.submissions if name == a)
         counts = [handed_in, *(len(data.in_state(a, state)) for state in (GRADED, RECEIVED, REFUSED)),
                   sum(1 for sub in graded if sub.late), len(data.missing(a))]
-        parts.append(f'<tr><td><a href="#{html.escape(a)}">{html.escape(a)}</a></td><td class="num">{maximum:g}</td>'
-                     + "".join(f'<td class="num">{count}</td>' for count in counts) +
-                     f'<td class="num" style="{_shade(mean / maximum if maximum and totals else 1)}">{_num(mean) if totals else "&ndash;"}</td>'
-                     f'<td class="num">{full}</td><td class="num">{len(misconception_stats(data, a))}</td></tr>')
-    parts.append("</tbody></table>")
-    return parts
+        rows.append(f'<tr><td><a href="#{html.escape(a)}">{html.escape(a)}</a></td><td class="num">{maximum:g}</td>'
+                    + "".join(f'<td class="num">{count}</td>' for count in counts) +
+                    f'<td class="num" style="{_shade(mean / maximum if maximum and totals else 1)}">{_num(mean) if totals else "&ndash;"}</td>'
+                    f'<td class="num">{full}</td><td class="num">{len(misconception_stats(data, a))}</td></tr>')
+    table = ("<table><thead><tr>" + _th("report.col.assignment") + _th("report.col.points", True)
+             + _th("report.col.submitted", True) + _th("report.col.graded", True) + _th("report.col.received", True)
+             + _th("report.col.refused", True) + _th("report.col.late", True)
+             + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
+             + _th("report.col.full_marks", True) + _th("report.col.misconceptions_named", True) + "</tr></thead><tbody>"
+             + "".join(rows) + "</tbody></table>")
+    return [_scroll(label("report.region.overview"), table)]
 
 
-def _student_table(data: ClassData) -> list[str]:
-    parts = [f'<h2 id="students">{_h("report.students")}</h2>',
-             f'<p class="note">{_h("report.note.students")}</p>',
-             "<table><thead><tr>" + _th("report.col.student")]
-    parts += [f'<th class="num">{html.escape(a)}<br><span class="note">{_h("report.of_points", points=f"{data.max_scores[a]:g}")}</span></th>'
-              for a in data.assignments]
-    parts.append(f'<th class="num">{_h("report.col.total")}<br><span class="note">{_h("report.of_points", points=f"{data.max_total:g}")}</span>'
-                 "</th></tr></thead><tbody>")
-    named = defaultdict(list)
-    for row in data.rows:
-        named[(row.assignment, row.student)] += [m for m in row.misconceptions if m not in named[(row.assignment, row.student)]]
-    not_submitted = html.escape(label("report.cell.not_submitted"))
-    none_named = label("report.cell.no_misconception")
-    waiting = {(row.assignment, row.student) for row in data.rows if row.needs_manual}
-    manual = f' <span class="note" title="{html.escape(label("report.cell.needs_manual"))}">&#9998;</span>'  # a pencil
+def _ungraded(sub: Submission | None, found: Points | None) -> float:
+    """The points of a hand-in nobody has graded yet: all of them where nothing of it is graded, else
+    those awaiting a TA (none where nothing was handed in: those count 0)."""
+    if sub is None:
+        return 0.0
+    return (found or Points()).awaiting if sub.graded else sub.max_score
+
+
+def _student_cell(sub: Submission | None, found: Points | None, named: list[str]) -> str:
+    """One student's cell of an assignment: not submitted, received, refused, or the final grade
+    (shaded by the share of the graded points it holds) with its signs, lateness and the points that
+    await a TA."""
+    if sub is None:
+        word = html.escape(label("report.cell.not_submitted"))
+        return f'<td class="missing" title="{word}"><span aria-hidden="true">&ndash;</span><span class="sr">{word}</span></td>'
+    found = found or Points()
+    awaiting = _awaiting_note(found.awaiting)
+    if not sub.graded:
+        refused = sub.state == REFUSED
+        title = label("report.cell.refused_title", reason=sub.failed) if refused else label("report.cell.received_title")
+        word = label("report.cell.refused") if refused else label("report.cell.received")
+        return (f'<td class="{sub.state}" title="{html.escape(title)}">{html.escape(word)}'
+                f"{_marks(sub)}{awaiting if refused else ''}</td>")
+    title = ", ".join(named) or label("report.cell.no_misconception")
+    if sub.counts == "best" and sub.attempt is not None:
+        title += " · " + label("report.cell.best", attempt=str(sub.attempt), attempts=str(sub.attempts))
+    late = _late_note(sub) if sub.late else ""
+    return (f'<td class="num" title="{html.escape(title)}"{_graded_shade(sub.score, sub.max_score - _ungraded(sub, found))}>'
+            f"{_num(sub.score)}{_marks(sub)}{late}{awaiting}</td>")
+
+
+def _student_table(data: ClassData, found: dict[tuple[str, str], Points]) -> list[str]:
+    header = ("<table><thead><tr>" + _th("report.col.student")
+              + "".join(f'<th class="num">{html.escape(a)}<br><span class="note">{_h("report.of_points", points=f"{data.max_scores[a]:g}")}'
+                        "</span></th>" for a in data.assignments)
+              + f'<th class="num">{_h("report.col.total")}<br><span class="note">{_h("report.of_points", points=f"{data.max_total:g}")}'
+              "</span></th></tr></thead><tbody>")
+    named = _named(data.rows)
+    rows = []
     for student in data.students:
         name = html.escape(student.id) + (f' <span class="note">{html.escape(student.display)}</span>' if student.display != student.id else "")
         cells = [f'<td class="id">{name}</td>']
-        for a in data.assignments:
-            sub = data.submissions.get((a, student.id))
-            if sub is None:
-                cells.append(f'<td class="missing" title="{not_submitted}">&ndash;</td>')
-                continue
-            marks = _marks(sub)
-            if not sub.graded:
-                state = "refused" if sub.state == REFUSED else "received"
-                title = (label("report.cell.refused_title", reason=sub.failed) if sub.state == REFUSED
-                         else label("report.cell.received_title"))
-                word = label("report.cell.refused") if sub.state == REFUSED else label("report.cell.received")
-                cells.append(f'<td class="{state}" title="{html.escape(title)}">{html.escape(word)}'
-                             f"{manual if (a, student.id) in waiting and sub.state == REFUSED else ''}{marks}</td>")
-                continue
-            title = ", ".join(named[(a, student.id)]) or none_named
-            if sub.counts == "best" and sub.attempt is not None:
-                title += " · " + label("report.cell.best", attempt=str(sub.attempt), attempts=str(sub.attempts))
-            late = _late_note(sub) if sub.late else ""
-            cells.append(f'<td class="num" title="{html.escape(title)}" style="{_shade(sub.score / sub.max_score if sub.max_score else 1)}">'
-                         f"{_num(sub.score)}{manual if (a, student.id) in waiting else ''}{marks}{late}</td>")
+        cells += [_student_cell(data.submissions.get((a, student.id)), found.get((a, student.id)), named.get((a, student.id), []))
+                  for a in data.assignments]
         total = data.total(student.id)
-        cells.append(f'<td class="num" style="{_shade(total / data.max_total if data.max_total else 1)}"><b>{_num(total)}</b></td>')
-        parts.append("<tr>" + "".join(cells) + "</tr>")
-    parts.append("</tbody></table>")
-    return parts
+        awaiting = sum(found[(a, student.id)].awaiting for a in data.assignments if (a, student.id) in found)
+        ungraded = sum(_ungraded(data.submissions.get((a, student.id)), found.get((a, student.id))) for a in data.assignments)
+        cells.append(f'<td class="num"{_graded_shade(total, data.max_total - ungraded)}><b>{_num(total)}</b>{_awaiting_note(awaiting)}</td>')
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return [f'<h2 id="students">{_h("report.students")}</h2>', f'<p class="note">{_h("report.note.students")}</p>',
+            _scroll(label("report.students"), header + "".join(rows) + "</tbody></table>")]
 
 
 def _marks(sub: Submission) -> str:
     """The signs after a score: admission refused the last hand-in (a slashed circle), its last
     autograde failed otherwise (a warning sign), a newer hand-in waits for grading (a circular arrow);
-    the reason on hover."""
+    each says why on hover and to a screen reader."""
     if sub.state == REFUSED and sub.graded:
-        return f' <span class="note" title="{html.escape(label("report.cell.refused_title", reason=sub.failed))}">&#8856;</span>'
+        return _sign("&#8856;", label("report.cell.refused_title", reason=sub.failed))
     if sub.failed and sub.state != REFUSED:
-        return f' <span class="note" title="{html.escape(label("report.cell.last_attempt_failed", reason=sub.failed))}">&#9888;</span>'
+        return _sign("&#9888;", label("report.cell.last_attempt_failed", reason=sub.failed))
     if sub.pending is not None:
-        return f' <span class="note" title="{html.escape(label("report.cell.pending", attempt=str(sub.pending)))}">&#8635;</span>'
+        return _sign("&#8635;", label("report.cell.pending", attempt=str(sub.pending)))
     return ""
 
 
@@ -416,9 +563,9 @@ def render(data: ClassData, generated: datetime | None = None) -> str:
               assignments=str(len(data.assignments)), graded=str(states.count(GRADED)), received=str(states.count(RECEIVED)),
               refused=str(states.count(REFUSED)), missing=str(expected - handed_in))
     heading = _h("report.title", course=f'<span class="id" style="font-size:inherit">{course}</span>')
-    parts = ["<!doctype html>", f'<html lang="{html.escape(label("report.lang"))}"><head><meta charset="utf-8">',
+    parts = ["<!doctype html>", f'<html lang="{html.escape(label("page.lang"))}"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{_h('report.title', course=course)}</title><style>{STYLE}</style></head><body><main>",
+             f"<title>{_h('report.title', course=course)}</title><style>{_style()}</style></head><body><main>",
              f"<header><h1>{heading}</h1>", f'<p class="meta">{meta}</p>']
     links = " &middot; ".join(f'<a href="#{html.escape(a)}">{html.escape(a)}</a>' for a in data.assignments)
     parts.append(f'<p class="meta">{links} &middot; <a href="#students">{_h("report.students_link")}</a></p></header>')
@@ -426,10 +573,11 @@ def render(data: ClassData, generated: datetime | None = None) -> str:
         parts.append(f"<p>{_h('report.no_assignments')}</p>")
     else:
         parts += _overview(data)
+    found = points(data.rows)
     for assignment in data.assignments:
-        parts += _assignment_section(data, assignment)
+        parts += _assignment_section(data, assignment, found)
     if data.students:
-        parts += _student_table(data)
+        parts += _student_table(data, found)
     parts.append("</main></body></html>")
     return "\n".join(parts)
 

@@ -11,15 +11,18 @@ from rnnkit.checking import FLOAT32_PRECISION, FLOAT_WHERE_EXACT
 from ..assignments import ALL
 from .classdata import EPS, ClassData, Row
 
+
 @dataclass(frozen=True)
 class QuestionStats:
-    """One graded cell across the class."""
+    """One graded cell across the class: its mean, full marks, zeros and points lost over the cells
+    graded; the cells that await a TA apart (never lost)."""
 
     assignment: str
     grade_id: str
     max_score: float
     submissions: int
-    mean: float
+    #: the mean score of the graded cells, None where every cell awaits a TA
+    mean: float | None
     full_marks: int
     zeros: int
     lost: float
@@ -32,34 +35,49 @@ class QuestionStats:
     lost_not_started: float
     #: the students who did not start it
     not_started: tuple[str, ...]
+    #: points of this cell that await a TA (a written answer or a flagged cell not graded yet)
+    points_awaiting: float
+    #: the students whose cell awaits a TA
+    awaiting: tuple[str, ...]
 
     @property
-    def full_share(self) -> float:
-        return self.full_marks / self.submissions if self.submissions else 0.0
+    def graded(self) -> int:
+        """The submissions whose cell is graded (not awaiting a TA)."""
+        return self.submissions - len(self.awaiting)
+
+    @property
+    def full_share(self) -> float | None:
+        """The share of the graded cells at full marks, None where none is graded."""
+        return self.full_marks / self.graded if self.graded else None
 
 
 def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
-    """Per graded cell of `assignment`: mean, full marks, zeros, and the points lost outside the
-    catalogue, kept apart from those lost on a check not started (a stub); over the submissions with
-    a grade (a hand-in refused before any grade, or not graded yet, has none to count)."""
+    """Per graded cell of `assignment`, over the submissions with a grade (a hand-in refused before
+    any grade, or not graded yet, has none to count): the mean, full marks, zeros and points lost of
+    the cells graded, those lost outside the catalogue kept apart from those lost on a check not
+    started (a stub); and apart from them the points of the cells that await a TA."""
     by_question: dict[str, list[Row]] = defaultdict(list)
     for row in data.graded_rows_of(assignment):
         by_question[row.grade_id].append(row)
     stats = []
     for grade_id, maximum in data.questions.get(assignment, []):
         rows = by_question.get(grade_id, [])
-        outside = [row for row in rows if row.lost > EPS and not row.misconceptions and not row.not_started]
-        idle = [row for row in rows if row.not_started]
+        graded = [row for row in rows if not row.needs_manual]
+        waiting = [row for row in rows if row.needs_manual]
+        outside = [row for row in graded if row.lost > EPS and not row.misconceptions and not row.not_started]
+        idle = [row for row in graded if row.not_started]
         stats.append(QuestionStats(
             assignment, grade_id, maximum, len(rows),
-            sum(row.score for row in rows) / len(rows) if rows else 0.0,
-            sum(1 for row in rows if row.score >= row.max_score - EPS and row.max_score > 0),
-            sum(1 for row in rows if row.score <= EPS),
-            sum(row.lost for row in rows),
+            sum(row.score for row in graded) / len(graded) if graded else None,
+            sum(1 for row in graded if row.score >= row.max_score - EPS and row.max_score > 0),
+            sum(1 for row in graded if row.score <= EPS),
+            sum(row.lost for row in graded),
             sum(row.lost for row in outside),
             tuple(sorted(row.student for row in outside)),
             sum(row.lost for row in idle),
             tuple(sorted(row.student for row in idle)),
+            sum(row.awaiting for row in waiting),
+            tuple(sorted(row.student for row in waiting)),
         ))
     return stats
 

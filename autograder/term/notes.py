@@ -1,7 +1,7 @@
 """What the feedback page says of the term (`TermNotes`, a preprocessor of `nbgrader generate_feedback`):
 when the course received the hand-in and which attempt it is, the due date (the student's
-extension in its place), the days late and what they cost, raw score, penalty and final grade, and
-every time the grade moved, when and why (`autograder.term.history`).
+extension in its place), the days late and what they cost, raw score, penalty and final grade (and
+the points still waiting for a TA), and every time the grade moved, when and why (`autograder.term.history`).
 
 The lines go to the page's template as `resources["term_notes"]`, which escapes them; none of them
 repeats anything the student wrote (their own claimed time is kept in the ledger, not shown).
@@ -13,7 +13,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Instance
 
 from ..coursedir import penalties, term
-from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.gradebook import CourseGradebook, awaiting_ta
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
 from ..labels import label
@@ -56,12 +56,15 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
         try:
             submission = gradebook.find_submission(assignment, student)
             live, maximum = (submission.score, submission.late_submission_penalty or 0.0), submission.max_score
+            waiting = sum(grade.max_score or 0.0 for notebook in submission.notebooks for grade in notebook.grades if awaiting_ta(grade))
         except MissingEntry:
             live = None
     if live is not None and receipt is not None:
         attempt, raw, penalty = penalties.counted(rules, ledger.scores(assignment, student), receipt.attempt, live)
         lines.append(label("feedback.term_grade", raw=_points(raw), points=_points(maximum), penalty=_points(penalty),
                            final=_points(max(0.0, raw - penalty))))
+        if waiting:
+            lines.append(label("feedback.term_awaiting_ta", points=_points(waiting)))
         if attempt != receipt.attempt:
             lines.append(label("feedback.term_best", attempt=attempt))
     for entry in history.entries(ledger, assignment, student):

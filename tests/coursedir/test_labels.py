@@ -59,11 +59,11 @@ def test_every_label_is_in_both_languages_with_the_same_placeholders():
 
 def test_chinese_labels_are_written_in_chinese():
     for key, text in _load("zh").items():
-        if key == "report.lang":
-            assert text == "zh"
+        if key == "page.lang":
+            assert text == "zh-Hans"
         else:
             assert _CJK.search(_FIELD.sub("", text)), (key, text)
-    assert _load("en")["report.lang"] == "en"
+    assert _load("en")["page.lang"] == "en"
 
 
 def test_every_label_the_code_asks_for_exists():
@@ -122,7 +122,7 @@ def _headers(page: str) -> list[str]:
 
 def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
     page = _page(tmp_path, monkeypatch, "zh")
-    assert '<html lang="zh">' in page
+    assert '<html lang="zh-Hans">' in page
     assert "<title>班级报告：（未设置课程编号）</title>" in page and "<h1>班级报告：" in page
     assert "生成于 2025-03-14 09:26" in page
     assert "<h3>各题统计</h3>" in page and "<h3>误区</h3>" in page and '<h2 id="students">学生 × 作业</h2>' in page
@@ -142,8 +142,8 @@ def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
     explanation = messages.text(f"mistake.{MISTAKE}")
     assert _CJK.search(explanation) and page.count(html.escape(explanation)) == 1
     # the plots are captioned in Chinese
-    assert re.findall(r"<figcaption>([^<]*)</figcaption>", page)[0].startswith("得分分布")
-    assert 'alt="ch12_bptt：得分分布"' in page
+    assert re.findall(r"<figcaption>([^<]*)", page)[0].startswith("得分分布")
+    assert 'alt="ch12_bptt：' in page and "份已评分提交的最终成绩直方图" in page
 
 
 def test_an_english_report_has_no_chinese(tmp_path, monkeypatch):
@@ -158,14 +158,17 @@ def test_the_score_table_follows_the_language_and_stays_aligned(monkeypatch):
     english = report.score_table(ROWS).splitlines()
     monkeypatch.setenv("COURSE_LANG", "zh")
     chinese = report.score_table(ROWS).splitlines()
-    assert english[0].split()[:3] == ["student", "assignment", "score"] and "misconceptions named" in english[0]
-    assert chinese[0].split() == ["学生", "作业", "得分", "待人工评分", "检出的误区"]
-    assert english[1:] == chinese[1:]
-    by_hand = label("table.by_hand")  # the last column before the names, right-aligned
-    header = chinese[0][:chinese[0].index(by_hand) + len(by_hand)]
-    columns = sum(2 if _CJK.match(char) else 1 for char in header)
-    assert columns == len(english[0][:english[0].index("by hand") + len("by hand")])
-    assert all(line[columns:columns + 2] == "  " and line[columns + 2] != " " for line in chinese[1:])  # the names line up
+    assert english[0].split()[:3] == ["student", "assignment", "autograded"] and "misconceptions named" in english[0]
+    assert chinese[0].split() == ["学生", "作业", "自动评分", "助教评分", "待人工评分", "检出的误区"]
+    for lines in (english, chinese):  # the names line up, a Chinese character two columns wide
+        starts = {_columns(line[:line.rindex("  ") + 2]) for line in lines}
+        assert len(starts) == 1, lines
+    assert [line.split()[2:] for line in english[1:]] == [line.split()[2:] for line in chinese[1:]]
+
+
+def _columns(text: str) -> int:
+    """How many terminal columns `text` takes."""
+    return sum(2 if _CJK.match(char) else 1 for char in text)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -228,24 +231,27 @@ def _sheet(path: Path) -> list[list[str]]:
 
 CHINESE_HEADERS = {
     "grades": ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "状态", "第几次提交", "提交次数", "迟交天数",
-               "抵用的迟交天数", "原始分", "迟交罚分", "最终成绩", "满分", "原因"],
-    "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "未提交的作业", "已收到未评分的作业", "被拒收的作业",
-               "迟交的作业", "a1 原始分", "a2 原始分", "a1 迟交罚分", "a2 迟交罚分"],
+               "抵用的迟交天数", "原始分", "迟交罚分", "最终成绩", "待人工评分的分值", "满分", "原因"],
+    "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "待人工评分的分值", "未提交的作业", "已收到未评分的作业",
+               "被拒收的作业", "迟交的作业", "a1 原始分", "a2 原始分", "a1 迟交罚分", "a2 迟交罚分", "a1 待人工评分的分值",
+               "a2 待人工评分的分值"],
     "canvas": [*CANVAS_COLUMNS, "a1", "a2"],
     "questions": ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"],
-    "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数"],
+    "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数",
+                       "待人工评分的分值", "待人工评分的人数"],
 }
 ENGLISH_HEADERS = {
     "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "state",
                "attempt", "attempts", "days_late", "late_days_used", "raw_score", "late_submission_penalty", "final_score",
-               "max_score", "reason"],
-    "scores": ["student_id", "last_name", "first_name", "email", "a1", "a2", "total", "max_total", "not_submitted", "received",
-               "refused", "late", "a1 raw_score", "a2 raw_score", "a1 late_submission_penalty", "a2 late_submission_penalty"],
+               "points_awaiting_ta", "max_score", "reason"],
+    "scores": ["student_id", "last_name", "first_name", "email", "a1", "a2", "total", "max_total", "points_awaiting_ta",
+               "not_submitted", "received", "refused", "late", "a1 raw_score", "a2 raw_score", "a1 late_submission_penalty",
+               "a2 late_submission_penalty", "a1 points_awaiting_ta", "a2 points_awaiting_ta"],
     "canvas": ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a1", "a2"],
     "questions": ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"],
     "question_stats": ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks", "full_marks_share", "zeros",
                        "points_lost", "points_lost_uncatalogued", "students_uncatalogued", "points_lost_not_started",
-                       "students_not_started"],
+                       "students_not_started", "points_awaiting_ta", "students_awaiting_ta"],
 }
 SHEETS = ("grades", "scores", "canvas", "questions", "question_stats")
 
@@ -265,12 +271,12 @@ def test_the_sheets_have_headers_in_the_course_language_and_the_same_values(tmp_
     grades = _sheet(written["zh"]["grades"])
     assert grades[1:] == [
         ["a1", "2025-03-01 00:00:00", "2025-03-02 10:00:00", "ann", "Lee", "Ann", "ann@example.org", "yes", "graded", "", "0", "0",
-         "0", "3.00", "0.50", "2.50", "4.00", ""],
+         "0", "3.00", "0.50", "2.50", "0.00", "4.00", ""],
         ["a1", "2025-03-01 00:00:00", "2025-02-28 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "2.00", "0.00",
-         "2.00", "4.00", ""],
+         "2.00", "0.00", "4.00", ""],
         ["a2", "", "", "ann", "Lee", "Ann", "ann@example.org", "no", "not_submitted", "", "0", "0", "0", "0.00", "0.00", "0.00",
-         "3.00", ""],
-        ["a2", "", "2025-03-05 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "3.00", "0.00", "3.00", "3.00", ""]]
-    assert _sheet(written["zh"]["scores"])[1] == ["ann", "Lee", "Ann", "ann@example.org", "2.50", "", "2.50", "7.00", "a2", "", "",
-                                                  "a1", "3.00", "", "0.50", ""]
+         "0.00", "3.00", ""],
+        ["a2", "", "2025-03-05 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "3.00", "0.00", "3.00", "0.00", "3.00", ""]]
+    assert _sheet(written["zh"]["scores"])[1] == ["ann", "Lee", "Ann", "ann@example.org", "2.50", "", "2.50", "7.00", "0.00", "a2", "",
+                                                  "", "a1", "3.00", "", "0.50", "", "0.00", ""]
     assert _sheet(written["zh"]["questions"])[1] == ["a1", "ann", "q1", "1.00", "2.00", "m1", "1", "2"]

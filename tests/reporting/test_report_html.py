@@ -1,5 +1,6 @@
 """The class report: per-question statistics, the students behind each misconception, points lost
-outside the catalogue, a student x assignment table, whole-number axes, and a page that renders."""
+outside the catalogue, points awaiting a TA apart from them, a student x assignment table,
+whole-number axes, and a page that renders."""
 import html
 import re
 import subprocess
@@ -13,6 +14,7 @@ from autograder.reporting import classdata, report, stats
 from autograder.commands import cli
 from autograder.assignments import get
 from autograder.coursedir.layout import Course
+from autograder.labels import label
 
 from ..conftest import ASSIGNMENTS
 
@@ -68,21 +70,56 @@ def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_ou
     text = page.read_text(encoding="utf-8")
     for assignment in ASSIGNMENTS:
         section = _section(text, assignment)
-        for grade_id, rows in _cells(graded_class, data, assignment).items():
+        for grade_id, cells in _cells(graded_class, data, assignment).items():
             row = _row(section, grade_id)
+            rows = [r for r in cells if not r.needs_manual]  # graded: a cell awaiting a TA is neither lost nor in the mean
+            waiting = sorted(r.student for r in cells if r.needs_manual)
             full = sum(1 for r in rows if r.score >= r.max_score)
             idle = sorted(r.student for r in rows if r.not_started)
             outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions and r.student not in idle)
             numbers = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row)
-            assert numbers[1:7] == [f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})",
+            assert numbers[1:7] == ([f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})"]
+                                    if rows else ["&ndash;", "&ndash;"]) + [
                                     str(sum(1 for r in rows if r.score == 0)), f"{sum(r.max_score - r.score for r in rows):.2f}",
                                     f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}",
                                     f"{sum(r.max_score - r.score for r in rows if r.student in idle):.2f}"], (assignment, grade_id)
+            assert numbers[7] == (f"{sum(r.max_score for r in cells if r.needs_manual):.2f} ({len(waiting)})" if waiting else "&ndash;")
             outside_who, idle_who = re.findall(r'<td class="who">(.*?)</td>', row, flags=re.S)
             assert re.findall(r'<span class="id">([^<]*)</span>', outside_who) == [html.escape(s) for s in outside]
             assert re.findall(r'<span class="id">([^<]*)</span>', idle_who) == [html.escape(s) for s in idle]
             if grade_id in {check.name for check in get(assignment).graded}:  # the untouched notebook did not start; no crash of it is "outside"
                 assert "stub" in idle and "stub" not in outside, (assignment, grade_id)
+
+
+def test_written_answers_awaiting_a_ta_are_never_lost_nor_outside_the_catalogue(graded_class, data, page):
+    text = page.read_text(encoding="utf-8")
+    for assignment in ASSIGNMENTS:
+        written = [answer.name for answer in get(assignment).written]
+        section = _section(text, assignment)
+        for q in stats.question_stats(data, assignment):
+            if q.grade_id in written:
+                graded = [sub.student for sub in data.graded(assignment)]
+                assert (q.lost, q.lost_uncatalogued, q.uncatalogued, q.mean) == (0.0, 0.0, (), None), q
+                assert q.awaiting == tuple(sorted(graded)) and "reference" in q.awaiting and "stub" in q.awaiting
+                assert '<td class="who">&ndash;</td>' in _row(section, q.grade_id)
+        waiting = [r for (a, _), rows in graded_class.table.items() if a == assignment for r in rows.values() if r.needs_manual]
+        if waiting:
+            fact = label("report.fact.awaiting", points=f"<b>{sum(r.max_score for r in waiting):g}</b>",
+                         count=str(len({r.student for r in waiting})), cells=str(len(waiting)))
+            assert f"<li>{fact}</li>" in section  # the label has no character to escape
+
+
+def test_the_reference_reads_full_marks_of_the_autograded_points_with_its_written_answers_apart(graded_class, data):
+    written = {a: sum(answer.points for answer in get(a).written) for a in ASSIGNMENTS}
+    lines = {tuple(line.split()[:2]): line.split() for line in report.score_table(data).splitlines()[1:]}
+    for assignment in ASSIGNMENTS:
+        maximum = data.max_scores[assignment]
+        autograded = f"{maximum - written[assignment]:.2f}/{maximum - written[assignment]:.1f}"
+        line = lines[("reference", assignment)]
+        assert line[2:11] == ["graded", f"{maximum - written[assignment]:.2f}", "0.00", f"{maximum - written[assignment]:.2f}", "-",
+                              autograded, "-", f"{written[assignment]:.1f}" if written[assignment] else "-", "-"], line
+        rows = [row for row in data.rows if (row.assignment, row.student) == (assignment, "reference")]
+        assert report.score_table(rows).splitlines()[1].split()[2:] == [autograded, "-", f"{written[assignment]:.1f}" if written[assignment] else "-", "-"]
 
 
 def test_each_misconception_is_explained_once_with_the_students_who_hold_it(graded_class, page):
@@ -164,7 +201,7 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 def test_the_class_report_in_chinese(data, tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "zh")
     text = report.write_html(data, tmp_path / "zh.html", generated=datetime(2025, 3, 14, 9, 26).astimezone()).read_text(encoding="utf-8")
-    assert '<html lang="zh">' in text and f"<title>班级报告：{data.course_id}</title>" in text and "生成于 2025-03-14 09:26" in text
+    assert '<html lang="zh-Hans">' in text and f"<title>班级报告：{data.course_id}</title>" in text and "生成于 2025-03-14 09:26" in text
     assert '<h2 id="students">学生 × 作业</h2>' in text
     assert text.count('title="未提交"') == sum(len(data.missing(a)) for a in data.assignments)
     for assignment in data.assignments:
@@ -187,5 +224,6 @@ def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, c
     monkeypatch.setenv("COURSE_LANG", "zh")
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数", "待人工评分", "检出的误区"]
-    assert '<html lang="zh">' in out.read_text(encoding="utf-8")
+    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数",
+                                                               "自动评分", "助教评分", "待人工评分", "检出的误区"]
+    assert '<html lang="zh-Hans">' in out.read_text(encoding="utf-8")

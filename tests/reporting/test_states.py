@@ -1,7 +1,9 @@
 """What became of each hand-in, from a small course state built by hand (a gradebook and the course's
 submission ledger, no autograde): not submitted, received and not yet graded, graded, refused with
 the reason, late with its days and penalty; the grade that counts under "last" and "best"; and the
-report, the score table and the grade sheets showing raw score, penalty, final grade and state."""
+report, the score table and the grade sheets showing raw score, penalty, final grade and state, with
+work received and not yet graded never shown as not submitted, and a refused hand-in's points
+awaiting a TA."""
 from __future__ import annotations
 
 import csv
@@ -136,24 +138,27 @@ def test_the_grade_sheets_show_state_attempt_lateness_raw_penalty_and_final_grad
     rows = {r["student_id"]: r for r in _read(sheets.grades)}
     assert list(rows["ann"]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
                                  "submitted", "state", "attempt", "attempts", "days_late", "late_days_used", "raw_score",
-                                 "late_submission_penalty", "final_score", "max_score", "reason"]
+                                 "late_submission_penalty", "final_score", "points_awaiting_ta", "max_score", "reason"]
     picked = {s: (r["submitted"], r["state"], r["attempt"], r["days_late"], r["raw_score"], r["late_submission_penalty"],
-                  r["final_score"], r["reason"]) for s, r in rows.items()}
-    assert picked == {"ann": ("yes", "graded", "1", "0", "8.00", "0.00", "8.00", ""),
-                      "bob": ("yes", "graded", "1", "2", "10.00", "2.00", "8.00", ""),
-                      "cat": ("yes", "received", "1", "0", "0.00", "0.00", "0.00", ""),
-                      "dan": ("no", "not_submitted", "", "0", "0.00", "0.00", "0.00", ""),
-                      "eve": ("yes", "refused", "1", "0", "0.00", "0.00", "0.00", REASON),
-                      "fay": ("yes", "received", "", "0", "0.00", "0.00", "0.00", ""),
-                      "gus": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "")}
+                  r["final_score"], r["points_awaiting_ta"], r["reason"]) for s, r in rows.items()}
+    assert picked == {"ann": ("yes", "graded", "1", "0", "8.00", "0.00", "8.00", "0.00", ""),
+                      "bob": ("yes", "graded", "1", "2", "10.00", "2.00", "8.00", "0.00", ""),
+                      "cat": ("yes", "received", "1", "0", "0.00", "0.00", "0.00", "0.00", ""),
+                      "dan": ("no", "not_submitted", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
+                      "eve": ("yes", "refused", "1", "0", "0.00", "0.00", "0.00", "10.00", REASON),  # left to a TA by admission
+                      "fay": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
+                      "gus": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", "")}
     assert rows["bob"]["timestamp"].startswith(TWO_DAYS_LATE.strftime("%Y-%m-%d %H:%M"))
     wide = {r["student_id"]: r for r in _read(sheets.scores)}
-    assert list(wide["ann"]) == ["student_id", "last_name", "first_name", "email", A, "total", "max_total", "not_submitted",
-                                 "received", "refused", "late", f"{A} raw_score", f"{A} late_submission_penalty"]
+    assert list(wide["ann"]) == ["student_id", "last_name", "first_name", "email", A, "total", "max_total", "points_awaiting_ta",
+                                 "not_submitted", "received", "refused", "late", f"{A} raw_score", f"{A} late_submission_penalty",
+                                 f"{A} points_awaiting_ta"]
     assert (wide["bob"][A], wide["bob"][f"{A} raw_score"], wide["bob"][f"{A} late_submission_penalty"], wide["bob"]["late"]) == \
         ("8.00", "10.00", "2.00", A)
     assert (wide["cat"][A], wide["cat"]["received"], wide["cat"]["not_submitted"]) == ("", A, "")
-    assert (wide["eve"][A], wide["eve"]["refused"]) == ("", A)
+    assert (wide["eve"][A], wide["eve"]["refused"], wide["eve"]["points_awaiting_ta"], wide["eve"][f"{A} points_awaiting_ta"]) == \
+        ("", A, "10.00", "10.00")
+    assert all(wide[s]["not_submitted"] == "" for s in ROSTER + ("gus",) if s != "dan")  # received, refused: handed in
     assert (wide["dan"][A], wide["dan"]["not_submitted"]) == ("", A)
     with sheets.canvas.open(newline="", encoding="utf-8") as handle:
         canvas = {row[3]: row[5] for row in list(csv.reader(handle))[2:]}
@@ -166,12 +171,15 @@ def test_the_report_and_the_score_table_tell_the_states_apart(small, tmp_path, m
     data = classdata.load(small.root)
     page = report.write_html(data, tmp_path / "r.html").read_text(encoding="utf-8")
     table = page[page.index('<h2 id="students">'):]
-    cells = dict(re.findall(r'<tr><td class="id">(\w+)(?: <span class="note">[^<]*</span>)?</td>(<td.*?</td>)<td class="num" style', table))
+    cells = dict(re.findall(r'<tr><td class="id">(\w+)(?: <span class="note">[^<]*</span>)?</td>(<td.*?</td>)<td class="num"(?: style="[^"]*")?><b>',
+                            table))
     word = {"received": classdata_label("report.cell.received"), "refused": classdata_label("report.cell.refused")}
     assert cells["dan"].startswith(f'<td class="missing" title="{classdata_label("report.cell.not_submitted")}"')
     for student in ("cat", "fay", "gus"):
         assert cells[student].startswith('<td class="received"') and f">{word['received']}<" in cells[student], cells[student]
     assert cells["eve"].startswith('<td class="refused"') and REASON in cells["eve"] and f">{word['refused']}" in cells["eve"]
+    assert classdata_label("report.cell.awaiting", points="10") in cells["eve"]  # admission left every point to a TA
+    assert table.count('<td class="missing"') == 1  # dan's alone: nothing received is "not submitted"
     assert ">8.00" in cells["bob"] and classdata_label("report.cell.late", days="2", penalty="2.00") in cells["bob"]
     assert re.search(r">8\.00</td>$", cells["ann"])  # on time: the grade alone
     section = page[page.index(f'<h2 id="{A}">'):page.index('<h2 id="students">')]
@@ -180,16 +188,25 @@ def test_the_report_and_the_score_table_tell_the_states_apart(small, tmp_path, m
         assert classdata_label(fact, count=f"<b>{count}</b>") in section, fact
     assert classdata_label("report.fact.late", count="<b>1</b>", points="2.00") in section
     assert REASON in section  # the refusal's reason, named in the assignment's section
+    assert classdata_label("report.received", students=", ".join(f'<span class="id">{s}</span>' for s in ("cat", "fay", "gus"))) in section
+    assert classdata_label("report.not_submitted", students='<span class="id">dan</span>') in section
+    start = page.index(f'<td><a href="#{A}">')
+    overview = page[start:page.index("</tr>", start)]
+    assert re.findall(r'<td class="num">(\d+)</td>', overview)[1:7] == ["6", "2", "3", "1", "1", "1"]  # submitted, graded, received, refused, late, not submitted
+    counts = classdata_label("report.meta", graded="2", received="3", refused="1", missing="1").split("·")[-1]
+    assert counts in page  # the page's head: graded, received, refused, not submitted
     lines = report.score_table(data).splitlines()
     assert len(lines) == 1 + 7
     states = {line.split()[0]: line for line in lines[1:]}
     assert classdata_label("table.state.not_submitted") in states["dan"] and classdata_label("table.state.refused") in states["eve"]
-    assert classdata_label("table.state.received") in states["gus"]
-    assert re.search(r"10\.00\s+2\.00\s+8\.00/10\.0\s+2\b", states["bob"]), states["bob"]
-    header = ["student", "assignment", "state", "raw", "penalty", "final", "days", "late", "by", "hand", "misconceptions", "named"]
+    assert all(classdata_label("table.state.received") in states[s] for s in ("cat", "fay", "gus"))
+    assert re.search(r"10\.00\s+2\.00\s+8\.00\s+2\s+10\.00/10\.0\s+-\s+-", states["bob"]), states["bob"]  # raw, penalty, final, days late, autograded
+    assert states["eve"].split()[3:] == ["-"] * 6 + ["10.0", "-"]  # nothing graded; every point awaits a TA
+    header = ["student", "assignment", "state", "raw", "penalty", "final", "days", "late", "autograded", "by", "a", "TA",
+              "awaiting", "a", "TA", "misconceptions", "named"]
     assert lines[0].split() == (header if lang == "en" else ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数",
-                                                             "待人工评分", "检出的误区"])
-    assert len({_columns_to(line, "8.00/10.0") for line in lines if "8.00/10.0" in line}) == 1  # the columns line up
+                                                             "自动评分", "助教评分", "待人工评分", "检出的误区"])
+    assert len({_columns_to(line, "/10.0") for line in lines if "/10.0" in line}) == 1  # the columns line up
 
 
 def _columns_to(line: str, text: str) -> int:

@@ -44,7 +44,8 @@ from ..coursedir.layout import FailedAttempt, failed_attempt_record
 from ..coursedir.ledger import CARRIED, Ledger, changed_at, claimed_time
 from ..coursedir.penalties import naive_utc
 from ..grading.attempts import NoSecret, read_secret
-from .escape import ShownRecord, quoted, shown
+from ..labels import label
+from .escape import ShownRecord, code_span, quoted, shown
 
 #: Entries (files and folders) a submission folder may hold, and how deep its folders may go.
 MAX_ENTRIES = 2000
@@ -57,8 +58,9 @@ MAX_TIMESTAMP_BYTES = 100
 #: Bytes one carried file may have (the notebook included).
 MAX_FILE_BYTES = 64 * 1024 * 1024
 
-_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
-          stat.S_IFIFO: "a FIFO", stat.S_IFSOCK: "a socket"}
+#: The label of each kind of file admission refuses (`admission.kind.*`).
+_KINDS = {stat.S_IFLNK: "link", stat.S_IFCHR: "character_device", stat.S_IFBLK: "block_device", stat.S_IFIFO: "fifo",
+          stat.S_IFSOCK: "socket"}
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
@@ -70,7 +72,7 @@ class Refused(NbGraderException):
         self.reasons = reasons
 
     def __str__(self) -> str:
-        return "; ".join(self.reasons)
+        return label("admission.join").join(self.reasons)
 
 
 @dataclass
@@ -93,6 +95,17 @@ def _entries(fd: int):
             yield entry.name, os.stat(entry.name, dir_fd=fd, follow_symlinks=False)
 
 
+def _named(name: str) -> str:
+    """A student's file name in a reason: quoted (`quoted`) in a markdown code span, so that the
+    gradebook comment shows it as written."""
+    return code_span(quoted(name))
+
+
+def _not_regular(path: str, kind: int | None) -> str:
+    """Why a file of `kind` (a stat S_IFMT value, None when unknown) at `path` is refused."""
+    return label("admission.special_file", path=_named(path), kind=label(f"admission.kind.{_KINDS.get(kind, 'other')}"))
+
+
 def inspect(folder: Path, notebook: str) -> Verdict:
     """Walk `folder` without following links and say whether it may be graded; `notebook` is the
     assignment's notebook file name, which must be a top-level regular file."""
@@ -100,7 +113,7 @@ def inspect(folder: Path, notebook: str) -> Verdict:
     try:
         top = os.open(folder, _OPEN_DIR)
     except OSError as error:
-        verdict.reasons.append(f"the submission folder cannot be opened as a plain folder ({error.strerror})")
+        verdict.reasons.append(label("admission.folder_unopenable", error=error.strerror))
         return verdict
     seen = 0
     stack = [(top, "")]
@@ -113,34 +126,34 @@ def inspect(folder: Path, notebook: str) -> Verdict:
                     path = prefix + name
                     kind = stat.S_IFMT(info.st_mode)
                     if seen > MAX_ENTRIES:
-                        verdict.reasons.append(f"it holds more than {MAX_ENTRIES} files and folders")
+                        verdict.reasons.append(label("admission.too_many_entries", count=str(MAX_ENTRIES)))
                         stack.clear()
                         break
                     if kind == stat.S_IFDIR:
                         if path.count("/") + 1 >= MAX_DEPTH:
-                            verdict.reasons.append(f"its folders are nested more than {MAX_DEPTH} deep (at {quoted(path)})")
+                            verdict.reasons.append(label("admission.too_deep", depth=str(MAX_DEPTH), path=_named(path)))
                             stack.clear()
                             break
                         stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), path + "/"))
                     elif kind != stat.S_IFREG:
-                        verdict.reasons.append(f"{quoted(path)} is {_KINDS.get(kind, 'not a regular file')}")
+                        verdict.reasons.append(_not_regular(path, kind))
                     elif info.st_nlink > 1:
-                        verdict.reasons.append(f"{quoted(path)} is a hard link ({info.st_nlink} names for one file)")
+                        verdict.reasons.append(label("admission.hard_link", path=_named(path), links=str(info.st_nlink)))
                     elif not prefix:
                         verdict.files[name] = info.st_size
             finally:
                 os.close(fd)
     except OSError as error:
-        verdict.reasons.append(f"it could not be read ({error.strerror})")
+        verdict.reasons.append(label("admission.unreadable", error=error.strerror))
     finally:
         for fd, _ in stack:
             os.close(fd)
     if not verdict.reasons:
         if notebook not in verdict.files:
-            verdict.reasons.append(f"it has no {quoted(notebook)} (a regular file) at its top")
+            verdict.reasons.append(label("admission.no_notebook", notebook=_named(notebook)))
         for name in (notebook, *CARRIED):
             if verdict.files.get(name, 0) > MAX_FILE_BYTES:
-                verdict.reasons.append(f"{quoted(name)} is larger than {MAX_FILE_BYTES // 2**20} MB")
+                verdict.reasons.append(label("admission.too_large", name=_named(name), megabytes=str(MAX_FILE_BYTES // 2**20)))
     return verdict
 
 
@@ -149,7 +162,7 @@ def copy_file(source: Path, target: Path) -> None:
     fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     with os.fdopen(fd, "rb") as src:
         if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
-            raise Refused([f"{quoted(str(source))} is not a regular file"])
+            raise Refused([_not_regular(str(source), None)])
         with open(target, "wb") as dst:
             shutil.copyfileobj(src, dst)
 
@@ -161,15 +174,13 @@ def record_refusal(db_url: str, course_id: str, assignment: str, student: str, r
     every grade left for manual grading."""
     from nbgrader.api import Gradebook
 
-    why = "; ".join(reasons)
+    why = label("admission.join").join(reasons)
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(student)
         submission = gb.update_or_create_submission(assignment, student)
         graded = any(grade.auto_score is not None or grade.manual_score is not None
                      for notebook in submission.notebooks for grade in notebook.grades)
-        text = shown(f"The last hand-in was not autograded: admission refused it because {why}. The grades are an earlier "
-                     "hand-in's; review it by hand." if graded else
-                     f"Not autograded: admission refused this submission because {why}. Review it by hand.")
+        text = shown(label("admission.refused_after_grades" if graded else "admission.refused", why=why))
         for notebook in submission.notebooks:
             notebook.flagged = True
             for grade in notebook.grades if not graded else ():
@@ -255,7 +266,7 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         except Refused as refusal:
             return refusal.reasons
         except UNREADABLE as error:
-            return [f"its notebook cannot be graded ({_cause(error)})"]
+            return [label("admission.cannot_be_graded", cause=code_span(_cause(error)))]
 
     def _refuse(self, assignment_id: str, student_id: str, reasons: list[str]) -> FailedAttempt:
         """Record and log one refused submission; its failed attempt."""
@@ -298,8 +309,8 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                                  claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES))
         allowed = term.rules(config.load(self.coursedir.root), assignment_id).attempts
         if allowed is not None and receipt.attempt > allowed:
-            raise Refused([f"it is attempt {receipt.attempt}, and only {allowed} count for {assignment_id} "
-                           "(the grade of the last one that counts stands)"])
+            raise Refused([label("admission.over_attempts", attempt=str(receipt.attempt), allowed=str(allowed),
+                                 assignment=assignment_id)])
         timestamp = naive_utc(ledger.first_received(receipt))
         submission = gb.update_or_create_submission(assignment_id, student_id, timestamp=timestamp)
         self.log.info("%s received at %s (attempt %d, %s)", submission, timestamp, receipt.attempt, receipt.source)
@@ -370,9 +381,9 @@ def unreadable(path: Path) -> str | None:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
             notebook = nbformat.reads(file.read().decode("utf-8"), as_version=4)
     except (*UNREADABLE, UnicodeDecodeError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
-        return f"{quoted(path.name)} is not a notebook nbformat can read ({_cause(error)})"
+        return label("admission.not_a_notebook", name=_named(path.name), cause=code_span(_cause(error)))
     if len(notebook.cells) > MAX_CELLS:
-        return f"{quoted(path.name)} has {len(notebook.cells)} cells, more than {MAX_CELLS}"
+        return label("admission.too_many_cells", name=_named(path.name), cells=str(len(notebook.cells)), most=str(MAX_CELLS))
     return None
 
 

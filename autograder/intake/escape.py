@@ -3,7 +3,8 @@ instructor's terminal, the logs and the gradebook's comments, and a name may hol
 sequences (a title change, a carriage return that erases a line) or bidi controls that reorder
 what is shown.
 
-`shown` escapes those characters in any text, `quoted` writes a name into a sentence, and
+`shown` escapes those characters in any text, `quoted` writes a name into a sentence, `code_span`
+puts a student's text in markdown that shows it as written (a gradebook comment is markdown), and
 `ShownRecord` (installed by `autograder.intake.admission.install`) makes every log record come out shown.
 """
 from __future__ import annotations
@@ -33,6 +34,15 @@ def quoted(name: str) -> str:
     if len(name) > NAME_CHARS:
         name = name[:NAME_CHARS // 2] + "…" + name[-(NAME_CHARS // 2 - 1):]
     return repr(name)
+
+
+def code_span(text: str) -> str:
+    """`text` as a markdown code span, which shows it as written (no markup, no link, no entity): a
+    fence of one backtick more than its longest run of them, and a space inside the fence where
+    `text` starts or ends with a backtick or a space (CommonMark strips that one space)."""
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text[:1] in ("`", " ") or text[-1:] in ("`", " ") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 class ShownRecord(logging.LogRecord):

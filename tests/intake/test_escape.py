@@ -4,8 +4,10 @@ feedback page escaped or cleaned. The feedback page in a real browser: tests/rep
 from __future__ import annotations
 
 import ast
+import html
 import io
 import logging
+import re
 import os
 import unicodedata
 from pathlib import Path
@@ -22,7 +24,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.intake import admission
 from autograder.commands.course import nbgrader_env
-from autograder.intake.escape import NAME_CHARS, ShownRecord, quoted, shown
+from autograder.intake.escape import NAME_CHARS, ShownRecord, code_span, quoted, shown
 from autograder.intake.sanitize import clean_markdown
 
 from ..conftest import make_course
@@ -30,8 +32,8 @@ from ..conftest import make_course
 #: A student's file names: markup with script, an OSC title change (ESC ] 0; ... BEL), a right-to-left override.
 HOSTILE = ["<img src=x onerror=alert(1)>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]
 #: Admission's reasons for a folder holding them (the first a FIFO, the others symbolic links).
-REASONS = ["'<img src=x onerror=alert(1)>.txt' is a FIFO", "'\\x1b]0;pwned\\x07' is a symbolic link",
-           "'\\u202egnp.exe' is a symbolic link"]
+REASONS = ["`'<img src=x onerror=alert(1)>.txt'` is a FIFO", "`'\\x1b]0;pwned\\x07'` is a symbolic link",
+           "`'\\u202egnp.exe'` is a symbolic link"]
 BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202a, 0x202f)), *map(chr, range(0x2066, 0x206a))}
 #: Characters worth trying more often than hypothesis would: controls, bidi and zero-width marks,
 #: lone surrogates (undecodable bytes of a file name), a tag character, quotes and a backslash.
@@ -87,6 +89,15 @@ def _hand_in(folder: Path, names: list[str]) -> Path:
     return folder
 
 
+@given(st.text(st.sampled_from("`' <>&*_[]()!\\#ab"), min_size=1).filter(str.strip))
+def test_a_code_span_shows_any_text_as_written(text):
+    """What markdown (nbconvert's, as the feedback page renders a comment) makes of `code_span`:
+    the text as written, in one code element, whatever backticks, markup or spaces it holds."""
+    rendered = clean_markdown(f"before {code_span(text)} after")
+    found = re.fullmatch(r"<p>before <code>(.*)</code> after</p>\s*", rendered, re.S)
+    assert found and html.unescape(found[1]) == text, rendered
+
+
 def test_admission_names_a_hostile_file_quoted_with_its_controls_escaped(tmp_path):
     reasons = admission.inspect(_hand_in(tmp_path / "hand-in", HOSTILE), "nb.ipynb").reasons
     assert sorted(reasons) == sorted(REASONS)
@@ -117,6 +128,17 @@ def test_a_refusal_reaches_the_gradebook_as_plain_text_with_its_controls_escaped
     assert not _controls(comment, allowed=""), comment
 
 
+def test_a_refusal_speaks_the_course_language(tmp_path, monkeypatch):
+    """In the Chinese edition a refused hand-in's comment is Chinese, its reasons included; only the
+    file names (quoted, controls escaped) stay as the student wrote them."""
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    comment, _ = refusal_comment(tmp_path, HOSTILE)
+    assert comment.startswith("未自动评分：接收检查拒收了这份提交，因为") and "符号链接" in comment, comment
+    ours = re.sub(r"'[^']*'|a reason with a raw .* in it", "", comment)  # the names, and the reason the helper adds
+    assert not re.search(r"\b(is|the|it|not|because)\b", ours), comment
+
+
 def test_clean_markdown_keeps_a_tas_markdown_and_drops_script():
     html = clean_markdown("**bold** and `code`\n\n<img src=x onerror=alert(1)> <script>alert(2)</script> [link](javascript:alert(3))")
     assert "<strong>bold</strong>" in html and "<code>code</code>" in html
@@ -135,6 +157,15 @@ def feedback_html(root: Path, comment: str) -> str:
     html, _ = exporter.from_notebook_node(notebook, resources={"nbgrader": {"notebook": "nb", "score": 0, "max_score": 0,
                                                                               "late_penalty": 0}})
     return html
+
+
+def test_a_refusal_on_the_feedback_page_shows_each_file_name_as_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook asks `alembic` for its version
+    comment, _ = refusal_comment(tmp_path, HOSTILE)
+    page = feedback_html(make_course(tmp_path / "course", []), comment)
+    shown_names = [html.unescape(name) for name in re.findall(r"<code>([^<]*)</code>", page)]
+    assert all(quoted(name) in shown_names for name in HOSTILE), shown_names
+    assert "<img" not in page.split('id="comment-answer"')[1]
 
 
 def test_the_course_feedback_page_cleans_a_comment_and_keeps_its_markdown(tmp_path):

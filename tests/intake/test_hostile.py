@@ -46,11 +46,11 @@ def _texts(graded_class, student: str) -> dict:
 
 def test_a_folder_with_links_or_special_files_is_refused_flagged_and_never_copied(graded_class):
     reasons = {o.student: o.refused for o in graded_class.outcomes if o.assignment == A}
-    expected = {"notebook-link": "'ch12_bptt.ipynb' is a symbolic link", "links-beside": "'gradebook.db' is a symbolic link",
-                "hard-link": "'ch12_bptt.ipynb' is a hard link", "fifo": "'pipe' is a FIFO", "deep-folders": "nested more than",
-                "not-json": "'ch12_bptt.ipynb' is not a notebook nbformat can read (NotJSONError",
+    expected = {"notebook-link": "`'ch12_bptt.ipynb'` is a symbolic link", "links-beside": "`'gradebook.db'` is a symbolic link",
+                "hard-link": "`'ch12_bptt.ipynb'` is a hard link", "fifo": "`'pipe'` is a FIFO", "deep-folders": "nested more than",
+                "not-json": "`'ch12_bptt.ipynb'` is not a notebook nbformat can read (`NotJSONError",
                 "many-empty-cells": "cells, more than 1000",
-                "hostile-name": "'\\x1b]0;pwned\\x07\\r\\u202e<img src=x onerror=alert(1)>' is a FIFO"}
+                "hostile-name": "`'\\x1b]0;pwned\\x07\\r\\u202e<img src=x onerror=alert(1)>'` is a FIFO"}
     assert set(expected) == set(_students(graded_class, "refused"))
     settings = load(graded_class.root)
     with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:

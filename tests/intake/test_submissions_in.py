@@ -83,7 +83,7 @@ def test_collect_refuses_links_and_hard_links_and_flags_them_without_copying(rel
     (beside / "notes.txt").write_text("mine")
     result = nbgrader(root, "collect", A)
     log = result.stderr + result.stdout
-    assert "'ch12_bptt.ipynb' is a symbolic link" in log and "'ch12_bptt.ipynb' is a hard link" in log
+    assert "`'ch12_bptt.ipynb'` is a symbolic link" in log and "`'ch12_bptt.ipynb'` is a hard link" in log
     assert sorted(p.name for p in (root / "submitted").iterdir()) == ["honest"]
     assert sorted(p.name for p in (root / "submitted" / "honest" / A).iterdir()) == [f"{A}.ipynb", "timestamp.txt"]
     with _gradebook(root) as gb:

@@ -30,6 +30,7 @@ from .grading import attempts, execute
 from .grading.reveal import RevealExpected
 from .intake import admission, bookkeeping
 from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
+from .reporting.feedback_page import AwaitingTA
 from .term.notes import TermNotes
 
 
@@ -88,13 +89,16 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.TrustedExecute.settings = settings
     c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
     c.RevealExpected.settings = c.SaveAutoGrades.settings = c.AssignLatePenalties.settings = c.TermNotes.settings = settings
-    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), RevealExpected, TermNotes]
+    # after nbgrader's GetGrades: a grade that waits for a TA is shown as waiting, not as a score of 0
+    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), AwaitingTA, RevealExpected, TermNotes]
     # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
     # every other HTMLExporter (formgrader's submission view) keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
-    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.intake.sanitize.clean_markdown"}  # words in the course language, clean comments
+    # words in the course language, clean comments, tables in scroll regions and Chinese marked in the English edition
+    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.intake.sanitize.clean_markdown",
+                                  "accessible_html": "autograder.reporting.feedback_page.accessible_html"}
     c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
                                                   str(TEMPLATES)]
 

@@ -219,8 +219,70 @@ def served_class(graded_class, tmp_path_factory):
     server.stop()
 
 
+@pytest.fixture(scope="session")
+def served_class_zh(graded_class_zh, tmp_path_factory):
+    """The course's own Jupyter server on the Chinese edition's graded class, for the whole run."""
+    server = start_server(graded_class_zh.root, tmp_path_factory.mktemp("jupyter-zh"))
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def instructor(context, served_class):
     """A browser context logged in to the course's Jupyter server."""
     login(context, served_class)
     return context
+
+
+# ---------------------------------------------------------------------------------------------
+# Accessibility: axe-core and the checks it cannot make
+
+#: axe-core's rules of WCAG 2.0, 2.1 and 2.2, levels A and AA.
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22a", "wcag22aa"]
+#: Rules axe files as best practice that the course holds its pages to as well: headings in order,
+#: one main landmark, all content in landmarks.
+BEST_PRACTICE = ["heading-order", "landmark-one-main", "region", "page-has-heading-one"]
+#: The narrowest viewport a page must fit without sideways scrolling (WCAG 1.4.10 Reflow), CSS px.
+REFLOW_WIDTH = 320
+
+
+def axe_violations(page) -> list[str]:
+    """One line per rule axe-core (bundled by the PyPI package axe-playwright-python) finds violated
+    on `page`, among WCAG_TAGS and BEST_PRACTICE, with the first offending elements."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    found = []
+    for run_only in ({"type": "tag", "values": WCAG_TAGS}, {"type": "rule", "values": BEST_PRACTICE}):
+        result = Axe().run(page, options={"runOnly": run_only, "resultTypes": ["violations"]}).response
+        found += [f"{v['id']} ({len(v['nodes'])}): {v['help']}: " + " | ".join(n["html"][:160] for n in v["nodes"][:3])
+                  for v in result["violations"]]
+    return found
+
+
+def overflow_at(page, width: int = REFLOW_WIDTH) -> int:
+    """How many CSS px the page scrolls sideways in a viewport `width` px wide (0: it reflows)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.wait_for_timeout(100)
+    return page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+
+
+#: What keyboard users reach with Tab: links, controls, summaries of details and focusable regions.
+FOCUSABLE = ("a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary, [tabindex]:not([tabindex='-1'])")
+
+
+def unreached_by_tab(page) -> list[str]:
+    """The focusable, visible elements of `page` that pressing Tab from the top never focuses."""
+    page.evaluate("() => { document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0) }")
+    targets = page.evaluate(f"""() => {{
+        const all = [...document.querySelectorAll({FOCUSABLE!r})].filter(e => e.checkVisibility({{visibilityProperty: true}}));
+        all.forEach((e, i) => e.setAttribute('data-focus-probe', String(i)));
+        return all.length }}""")
+    reached = set()
+    for _ in range(targets + 5):
+        page.keyboard.press("Tab")
+        probe = page.evaluate("() => document.activeElement && document.activeElement.getAttribute('data-focus-probe')")
+        if probe is not None:
+            reached.add(int(probe))
+    return page.evaluate("(reached) => [...document.querySelectorAll('[data-focus-probe]')]"
+                         ".filter(e => !reached.includes(Number(e.getAttribute('data-focus-probe')))).map(e => e.outerHTML.slice(0, 160))",
+                         sorted(reached))

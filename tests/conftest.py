@@ -13,6 +13,9 @@ import pytest
 from autograder.coursedir import config
 from autograder.coursedir.layout import Course
 
+# the browser tests' fixtures, defined once for the whole run (one Playwright, one chromium)
+from .browser import browser, browser_ready, context, instructor, served_class, served_class_zh  # noqa: F401
+
 REPO = config.REPO_ROOT
 
 

@@ -30,7 +30,7 @@ from autograder.labels import label
 
 from .. import hostile
 from ..browser import LOAD_MS, login, start_server
-from ..browser import browser, browser_ready, browser_test, context, instructor, served_class, visit  # noqa: F401 (fixtures)
+from ..browser import browser_test, visit
 from ..conftest import ASSIGNMENTS, make_course
 from ..intake.test_escape import feedback_html, refusal_comment
 
@@ -146,8 +146,9 @@ def test_formgrader_lists_every_autograded_submission_and_opens_them(graded_clas
 @browser_test
 def test_a_comment_naming_a_hostile_file_runs_no_script_on_the_served_feedback_page(context, tmp_path, monkeypatch):
     """A refused hand-in's reasons, the gradebook comment of the student's earlier submission, on the
-    course's feedback page served by Jupyter: a file named as an `<img onerror>` runs nothing there,
-    and the same comment as plain markdown (nbgrader's own feedback template) does."""
+    course's feedback page served by Jupyter: a file named as an `<img onerror>` is shown as written
+    and runs nothing there, nor in the same comment as plain markdown (nbgrader's own feedback
+    template), since each name is a code span; the name alone as plain markdown runs its script."""
     monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook asks `alembic` for its version
     names = [f"<img src=x onerror=Object.assign(window,{{{FLAG}:[1]}})>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]  # raw HTML to markdown
     comment, _ = refusal_comment(tmp_path, names)
@@ -156,15 +157,18 @@ def test_a_comment_naming_a_hostile_file_runs_no_script_on_the_served_feedback_p
     pages.mkdir(parents=True)
     (pages / "course.html").write_text(feedback_html(root, comment), encoding="utf-8")
     (pages / "plain.html").write_text(f"<html><body>{markdown2html_mistune(comment)}</body></html>", encoding="utf-8")
+    (pages / "raw.html").write_text(f"<html><body>{markdown2html_mistune(names[0])}</body></html>", encoding="utf-8")
     server = start_server(root, tmp_path / "jupyter")
     try:
         login(context, server)
-        plain, course = [visit(context, f"{server.url}/files/feedback/mallory/{A}/{page}", FLAG, referer=f"{server.url}/tree")
-                         for page in ("plain.html", "course.html")]
+        raw, plain, course = [visit(context, f"{server.url}/files/feedback/mallory/{A}/{page}", FLAG, referer=f"{server.url}/tree")
+                              for page in ("raw.html", "plain.html", "course.html")]
     finally:
         server.stop()
-    assert plain.flag == [1], "the harness saw no script in the comment rendered as plain markdown"
-    assert course.status == 200 and "'\\x1b]0;pwned\\x07' is a symbolic link" in course.text, course.text[:2000]
+    assert raw.flag == [1], "the harness saw no script in the file name rendered as plain markdown"
+    for visited in (plain, course):
+        assert visited.status == 200 and names[0] in visited.text and "'\\x1b]0;pwned\\x07' is a symbolic link" in visited.text, visited.text[:2000]
+    _assert_no_student_script(plain, "the comment in nbgrader's own feedback template (plain markdown)")
     _assert_no_student_script(course, "a comment on the course's feedback page")
 
 
@@ -273,7 +277,7 @@ def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_ex
 
     feedback(root, [A], students=[TA_STUDENT])
     page_html = (root / "feedback" / TA_STUDENT / A / f"{A}.html").read_text(encoding="utf-8")
-    heading = re.search(r"\(Score: ([\d.]+) / ([\d.]+)\)</h4>", page_html)
+    heading = re.search(r"\(Score: ([\d.]+) / ([\d.]+)\)</h1>", page_html)
     assert heading and float(heading[1]) == pytest.approx(total), heading and heading[0]
     check = re.search(rf'<a href="#{TA_CHECK}"><code>{TA_CHECK}</code></a> \(Score: ([\d.]+) / ([\d.]+)\)', page_html)
     assert check and (float(check[1]), float(check[2])) == (score, before.max_score), check and check[0]

@@ -56,3 +56,20 @@ LATE_DAYS = 0
 WORKERS = 2
 #: Gradebook database; relative SQLite paths are resolved against the course root.
 DATABASE_URL = "sqlite:///gradebook.db"
+#: The LMS platform's issuer (LTI 1.3), as it gives it on registering the tool (docs/lms.md); empty:
+#: no LMS.
+LTI_ISSUER = ""
+#: The client id the LMS gave the tool.
+LTI_CLIENT_ID = ""
+#: The deployment id the LMS gave the tool in this course.
+LTI_DEPLOYMENT_ID = ""
+#: The LMS's OAuth 2 access token URL.
+LTI_TOKEN_URL = ""
+#: The LMS's public key set URL (its JWKS).
+LTI_KEYSET_URL = ""
+#: The line items URL of the course's context in the LMS (Assignment and Grade Services), query
+#: string included.
+LTI_LINEITEMS_URL = ""
+#: A CSV file with the columns student_id,lti_user_id mapping each student to its LMS user id,
+#: relative to the course root; empty: the LMS user id is the student id.
+LTI_ROSTER = ""

@@ -57,6 +57,8 @@ RUN_BY = {
                                       "test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late",
     r"^autograder (extend|history)\b": "tests/term/test_term.py::"
                                         "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
+    r"^autograder lti push\b": "tests/lms/test_push.py::test_pushes_send_each_score_once_and_then_only_what_changed",
+    r"^autograder lti key\b": "tests/lms/test_push.py::test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform_checks",
     r"^autograder regrade\b": "tests/term/test_term.py::test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly",
     r"^nbgrader validate\b": "tests/kit/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
     r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b":

@@ -93,6 +93,7 @@ FLOORS = (
     ("autograder.intake",),
     ("autograder.term",),
     ("autograder.reporting",),
+    ("autograder.lms",),
     ("autograder.commands", "autograder.pipeline"),
     ("autograder", "autograder.__main__"),
 )

@@ -131,6 +131,15 @@ def _parser() -> argparse.ArgumentParser:
     students(export)
     command("report", "class report (HTML) and the score table").add_argument(
         "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
+    lti = command("lti", "grades to the LMS through LTI 1.3: the tool's key set to register, or a push of the scores (docs/lms.md)")
+    actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION", help="key or push")
+    for name, text in (("key", "print the tool's public key set (JWKS) to register with the LMS"),
+                       ("push", "send the final grades that changed since the last push to the LMS")):
+        actions.add_parser(name, help=text, description=text, parents=[shared])
+    actions.choices["key"].add_argument("--pem", action="store_true", help="the public key in PEM instead (Moodle's \"RSA key\")")
+    push = actions.choices["push"]
+    push.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
+    push.add_argument("--dry-run", action="store_true", help="print what would be sent, and send nothing")
     extend = command("extend", "extend one student's due date of an assignment, with a reason (or --revoke it)")
     extend.add_argument("student", help="the student id")
     extend.add_argument("assignment", help="the assignment")
@@ -216,7 +225,39 @@ def _run(args, root: Path) -> int:
         return _demo(args, root)
     elif args.command in ("extend", "regrade", "history"):
         return _term(args, root)
+    elif args.command == "lti":
+        return _lti(args, root)
     return 0
+
+
+def _lti(args, root: Path) -> int:
+    """lti key and lti push: exit 0 when every mapped student's score was accepted, 1 when the LMS
+    refused some (listed), 2 when nothing more could be sent."""
+    from ..intake.escape import shown
+    from ..lms import push, registration, roster
+
+    try:
+        if args.action == "key":
+            print(registration.public_pem(root).strip() if args.pem else registration.key_set_text(root))
+            return 0
+        outcome = push.push(root, _names(args, root) if args.assignments else None, dry_run=args.dry_run)
+    except (registration.RegistrationError, roster.RosterError) as error:
+        print(shown(str(error)), file=sys.stderr)
+        return 2
+    for assignment in outcome.created:
+        print(label("lti.created", assignment=assignment))
+    for score in outcome.sent:
+        print(label("lti.would_send" if args.dry_run else "lti.sent", submission=f"{score.assignment}/{score.student}",
+                    user=shown(score.user_id), given=f"{score.given:.2f}", maximum=f"{score.maximum:.2f}", progress=score.progress))
+    for score, message in outcome.refused:
+        print(label("lti.refused", submission=f"{score.assignment}/{score.student}", message=message), file=sys.stderr)
+    if outcome.unmapped:
+        print(label("lti.unmapped", students=", ".join(outcome.unmapped)), file=sys.stderr)
+    if outcome.stopped:
+        print(label("lti.stopped", reason=outcome.stopped), file=sys.stderr)
+    print(label("lti.dry_run_summary" if args.dry_run else "lti.summary", sent=str(len(outcome.sent)),
+                unchanged=str(len(outcome.unchanged)), refused=str(len(outcome.refused))))
+    return outcome.exit_code
 
 
 def _term(args, root: Path) -> int:

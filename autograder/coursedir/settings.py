@@ -74,6 +74,16 @@ class Settings:
     WORKERS: int = _setting(2, "Parallel autograde workers on this machine.", int)
     DATABASE_URL: str = _setting("sqlite:///gradebook.db", "Gradebook database; relative SQLite paths are resolved "
                                                            "against the course root.", str)
+    LTI_ISSUER: str = _setting("", "The LMS platform's issuer (LTI 1.3), as it gives it on registering the tool "
+                                   "(docs/lms.md); empty: no LMS.", str)
+    LTI_CLIENT_ID: str = _setting("", "The client id the LMS gave the tool.", str)
+    LTI_DEPLOYMENT_ID: str = _setting("", "The deployment id the LMS gave the tool in this course.", str)
+    LTI_TOKEN_URL: str = _setting("", "The LMS's OAuth 2 access token URL.", str)
+    LTI_KEYSET_URL: str = _setting("", "The LMS's public key set URL (its JWKS).", str)
+    LTI_LINEITEMS_URL: str = _setting("", "The line items URL of the course's context in the LMS (Assignment and Grade "
+                                          "Services), query string included.", str)
+    LTI_ROSTER: str = _setting("", "A CSV file with the columns student_id,lti_user_id mapping each student to its LMS "
+                                   "user id, relative to the course root; empty: the LMS user id is the student id.", str)
 
     @property
     def limits(self) -> Limits:

@@ -140,7 +140,11 @@ def test_help_lists_the_commands_in_the_order_of_a_course():
 
 
 def test_every_argument_of_every_command_is_explained():
-    for name, sub in _subcommands().items():
+    parsers = list(_subcommands().items())
+    for name, sub in parsers:
         assert sub.description, name
         for action in sub._actions:
             assert action.help and action.help != argparse.SUPPRESS, (name, action.dest)
+            if isinstance(action, argparse._SubParsersAction):  # a command's own actions (lti key, lti push)
+                parsers += [(f"{name} {inner}", parser) for inner, parser in action.choices.items()]
+    assert "lti push" in dict(parsers)

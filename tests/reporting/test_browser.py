@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from autograder.labels import label
 from .. import hostile
 from ..browser import LOAD_MS, login, start_server
 from ..browser import browser_test, visit
+from ..classroom import copy_class
 from ..conftest import ASSIGNMENTS, make_course
 from ..intake.test_escape import feedback_html, refusal_comment
 
@@ -181,17 +180,6 @@ TA_STUDENT, TA_CHECK, TA_SOLUTION = "honest-b", "bptt_scalar", "solution-bptt_sc
 SAVE_MS = 10_000
 
 
-def _copy_class(root: Path, to: Path) -> Path:
-    """A copy of the course root `root` at `to`, links kept as links; special files (the FIFO a hostile
-    submission holds) are left out, since copying one fails or blocks."""
-    def special(folder: str, names: list[str]) -> list[str]:
-        return [name for name in names if not (os.path.islink(path := os.path.join(folder, name))
-                                               or os.path.isdir(path) or os.path.isfile(path))]
-
-    shutil.copytree(root, to, symlinks=True, ignore=special)
-    return to
-
-
 @dataclass(frozen=True)
 class _Marked:
     """One grade cell and one comment of a submission as the gradebook holds them."""
@@ -238,7 +226,7 @@ def _read_csv(path: Path) -> list[dict]:
 
 @browser_test
 def test_a_score_and_comment_given_in_formgrader_reach_the_gradebook_feedback_exports_and_report(graded_class, context, tmp_path):
-    root = _copy_class(graded_class.root, tmp_path / "course")
+    root = copy_class(graded_class.root, tmp_path / "course")
     before = _marked(root, TA_STUDENT)
     score = before.max_score / 2  # honest-b has full marks: a TA takes half of this check's points
     assert before.manual is None and not before.comment and before.auto == before.score == before.max_score != score, before

@@ -246,13 +246,13 @@ def _lti(args, root: Path) -> int:
         return 2
     for assignment in outcome.created:
         print(label("lti.created", assignment=assignment))
-    for score in outcome.sent:
-        print(label("lti.would_send" if args.dry_run else "lti.sent", submission=f"{score.assignment}/{score.student}",
-                    user=shown(score.user_id), given=f"{score.given:.2f}", maximum=f"{score.maximum:.2f}", progress=score.progress))
+    for score in outcome.sent:  # ids and the LMS's words shown escaped (`shown`): none retitles the terminal
+        print(shown(label("lti.would_send" if args.dry_run else "lti.sent", submission=f"{score.assignment}/{score.student}",
+                          user=score.user_id, given=f"{score.given:.2f}", maximum=f"{score.maximum:.2f}", progress=score.progress)))
     for score, message in outcome.refused:
-        print(label("lti.refused", submission=f"{score.assignment}/{score.student}", message=message), file=sys.stderr)
+        print(shown(label("lti.refused", submission=f"{score.assignment}/{score.student}", message=message)), file=sys.stderr)
     if outcome.unmapped:
-        print(label("lti.unmapped", students=", ".join(outcome.unmapped)), file=sys.stderr)
+        print(shown(label("lti.unmapped", students=", ".join(outcome.unmapped))), file=sys.stderr)
     if outcome.stopped:
         print(label("lti.stopped", reason=outcome.stopped), file=sys.stderr)
     print(label("lti.dry_run_summary" if args.dry_run else "lti.summary", sent=str(len(outcome.sent)),

@@ -86,9 +86,10 @@ def test_pushes_send_each_score_once_and_then_only_what_changed(course, capsys):
         assert code == 0 and not platform.calls and out.count("would send") == len(MAPPED)
         assert "no LMS user id" in err and get(A).mistakes()[0].id in err  # the unmapped students are listed
 
-        platform.refuse["lms-user-inj"] = (422, "User is not enrolled in the course")
+        platform.refuse["lms-user-inj"] = (422, "User is not enrolled in the course\x1b]0;pwned\x07")  # the LMS's words, untrusted
         code, out, err = _cli(course, capsys, "lti", "push", A)
-        assert code == 1 and "REFUSED ch12_bptt/html-injector: HTTP 422: User is not enrolled in the course" in err
+        assert code == 1 and "REFUSED ch12_bptt/html-injector: HTTP 422: User is not enrolled in the course\\x1b]0;pwned\\x07" in err
+        assert "\x1b" not in err + out
         assert platform.count("POST", "/token") == 1 and platform.count("POST", "/line_items") == 1
         [asked] = [parse_qs(c.body) for c in platform.calls if c.path == "/token"]  # a form, the AGS scopes alone
         assert sorted(asked["scope"][0].split()) == sorted(push.SCOPES) and asked["grant_type"] == ["client_credentials"]

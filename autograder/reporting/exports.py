@@ -163,11 +163,13 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                 yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, "" if q.mean is None else _points(q.mean),
                        q.full_marks, "" if q.full_share is None else _points(q.full_share), q.zeros, _points(q.lost),
                        _points(q.lost_uncatalogued), len(q.uncatalogued), _points(q.lost_not_started), len(q.not_started),
-                       _points(q.points_awaiting), len(q.awaiting)]
+                       _points(q.points_awaiting), len(q.awaiting), "" if q.facility is None else f"{q.facility:.4f}",
+                       "" if q.discrimination is None else f"{q.discrimination:.4f}"]
 
     stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
                                                             "full_marks", "full_marks_share", "zeros", "points_lost",
                                                             "points_lost_uncatalogued", "students_uncatalogued",
                                                             "points_lost_not_started", "students_not_started",
-                                                            "points_awaiting_ta", "students_awaiting_ta"), stats_rows())
+                                                            "points_awaiting_ta", "students_awaiting_ta", "facility",
+                                                            "discrimination"), stats_rows())
     return Exports(grades, scores, canvas, questions, stats)

@@ -411,20 +411,22 @@ def _question_table(data: ClassData, assignment: str) -> list[str]:
         rows.append(
             f'<tr><td class="id">{html.escape(q.grade_id)}</td><td class="num">{q.max_score:g}</td>'
             f'<td class="num"{shade}>{_num(q.mean) if q.mean is not None else "&ndash;"}</td>'
+            f'<td class="num">{f"{q.facility:.2f}" if q.facility is not None else "&ndash;"}</td>'
+            f'<td class="num">{f"{q.discrimination:.2f}" if q.discrimination is not None else "&ndash;"}</td>'
             f'<td class="num">{f"{100 * q.full_share:.0f}% ({q.full_marks})" if q.full_share is not None else "&ndash;"}</td>'
             f'<td class="num">{q.zeros}</td><td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
             f'<td class="who">{_people(q.uncatalogued)}</td>'
             f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{_people(q.not_started)}</td>'
             f'<td class="num">{f"{_num(q.points_awaiting)} ({len(q.awaiting)})" if q.awaiting else "&ndash;"}</td></tr>')
-    widths = (15, 5, 6, 9, 6, 6, 9, 15, 7, 13, 9)
+    widths = (13, 4, 5, 6, 7, 8, 5, 5, 8, 13, 6, 12, 8)
     table = ('<table class="wide"><colgroup>' + "".join(f'<col style="width:{w}%">' for w in widths) + "</colgroup><thead><tr>"
              + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
-             + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
+             + _th("report.col.facility", True) + _th("report.col.discrimination", True) + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
              + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
              + _th("report.col.not_started", True) + _th("report.col.not_started_who") + _th("report.col.awaiting", True)
              + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
     return [f"<h3>{_h('report.per_question')}</h3>", _scroll(label("report.region.questions", assignment=assignment), table),
-            f'<p class="note">{_h("report.note.outside")}</p>']
+            f'<p class="note">{_h("report.note.outside")}</p>', f'<p class="note">{_h("report.note.items")}</p>']
 
 
 def _misconception_table(assignment: str, found: list[MisconceptionStats]) -> list[str]:

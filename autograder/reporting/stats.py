@@ -1,7 +1,9 @@
-"""The statistics the class report and the exports share: per question (`question_stats`) and per
-named misconception (`misconception_stats`), from `autograder.reporting.classdata.ClassData`."""
+"""The statistics the class report and the exports share: per question (`question_stats`, with the
+item analysis: facility and discrimination) and per named misconception (`misconception_stats`),
+from `autograder.reporting.classdata.ClassData`."""
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -39,6 +41,12 @@ class QuestionStats:
     points_awaiting: float
     #: the students whose cell awaits a TA
     awaiting: tuple[str, ...]
+    #: the mean share of the cell's points over the cells graded (1: every one at full marks), None
+    #: where none is graded
+    facility: float | None
+    #: the corrected item-total correlation (`discrimination`) over the cells graded, None where it
+    #: is not defined
+    discrimination: float | None
 
     @property
     def graded(self) -> int:
@@ -57,8 +65,11 @@ def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
     the cells graded, those lost outside the catalogue kept apart from those lost on a check not
     started (a stub); and apart from them the points of the cells that await a TA."""
     by_question: dict[str, list[Row]] = defaultdict(list)
+    totals: dict[str, float] = defaultdict(float)  # student -> the points of the cells graded
     for row in data.graded_rows_of(assignment):
         by_question[row.grade_id].append(row)
+        if not row.needs_manual:
+            totals[row.student] += row.score
     stats = []
     for grade_id, maximum in data.questions.get(assignment, []):
         rows = by_question.get(grade_id, [])
@@ -78,8 +89,29 @@ def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
             tuple(sorted(row.student for row in idle)),
             sum(row.awaiting for row in waiting),
             tuple(sorted(row.student for row in waiting)),
+            math.fsum(row.score for row in graded) / (maximum * len(graded)) if graded and maximum > 0 else None,
+            discrimination([row.score for row in graded], [totals[row.student] - row.score for row in graded]),
         ))
     return stats
+
+
+#: Fewer students than this give no discrimination.
+FEWEST = 3
+
+
+def discrimination(item: list[float], rest: list[float]) -> float | None:
+    """The corrected item-total correlation: Pearson's r between each student's score on one check
+    (`item`) and their score on the rest of the assignment (`rest`, the check left out), the
+    point-biserial correlation where the check is right or wrong. Near 0 or below, the check does not
+    tell stronger work from weaker. None for fewer than FEWEST students or where either has no spread."""
+    if len(item) < FEWEST:
+        return None
+    mean_item, mean_rest = math.fsum(item) / len(item), math.fsum(rest) / len(rest)
+    dx, dy = [x - mean_item for x in item], [y - mean_rest for y in rest]
+    sxx, syy = math.fsum(d * d for d in dx), math.fsum(d * d for d in dy)
+    if sxx <= EPS or syy <= EPS:
+        return None
+    return math.fsum(a * b for a, b in zip(dx, dy)) / math.sqrt(sxx * syy)
 
 
 @dataclass(frozen=True)

@@ -238,7 +238,7 @@ CHINESE_HEADERS = {
     "canvas": [*CANVAS_COLUMNS, "a1", "a2"],
     "questions": ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"],
     "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数",
-                       "待人工评分的分值", "待人工评分的人数"],
+                       "待人工评分的分值", "待人工评分的人数", "得分率", "区分度"],
 }
 ENGLISH_HEADERS = {
     "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "state",
@@ -251,7 +251,7 @@ ENGLISH_HEADERS = {
     "questions": ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"],
     "question_stats": ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks", "full_marks_share", "zeros",
                        "points_lost", "points_lost_uncatalogued", "students_uncatalogued", "points_lost_not_started",
-                       "students_not_started", "points_awaiting_ta", "students_awaiting_ta"],
+                       "students_not_started", "points_awaiting_ta", "students_awaiting_ta", "facility", "discrimination"],
 }
 SHEETS = ("grades", "scores", "canvas", "questions", "question_stats")
 

@@ -84,7 +84,8 @@ def test_the_report_shows_pending_points_apart_in_its_facts_its_questions_and_it
     assert f"<li>{label('report.fact.full_of_graded', count='<b>1</b>')}</li>" in page  # ref, of the points graded
     w2 = _row(page, "w2")
     assert re.findall(r'<td class="who">(.*?)</td>', w2) == ["&ndash;", "&ndash;"]  # nobody named outside the catalogue
-    assert re.findall(r'<td class="num"[^>]*>([^<]*)</td>', w2) == ["2", "&ndash;", "&ndash;", "0", "0.00", "0.00", "0.00", "6.00 (3)"]
+    assert re.findall(r'<td class="num"[^>]*>([^<]*)</td>', w2) == ["2", "&ndash;", "&ndash;", "&ndash;", "&ndash;", "0", "0.00", "0.00", "0.00",
+                                                                     "6.00 (3)"]  # no mean, facility, discrimination nor share
     assert label("report.col.awaiting") in page
     students = page[page.index('<h2 id="students">'):]
     (ref,) = re.findall(r'<tr><td class="id">ref</td>(<td.*?</td>)<td', students)

@@ -131,7 +131,7 @@ def test_question_stats_agree_with_the_per_question_sheet(sheets, graded_class, 
         if data.submissions[(row["assignment"], row["student_id"])].graded:  # a hand-in refused before any grade counts in no statistic
             cells.setdefault((row["assignment"], row["grade_id"]), []).append(row)
     stats = _read(sheets.question_stats)
-    assert list(stats[0])[-2:] == ["points_awaiting_ta", "students_awaiting_ta"]
+    assert list(stats[0])[-4:] == ["points_awaiting_ta", "students_awaiting_ta", "facility", "discrimination"]
     assert {(s["assignment"], s["grade_id"]) for s in stats} == set(cells)
     for stat in stats:
         every = cells[(stat["assignment"], stat["grade_id"])]
@@ -145,6 +145,7 @@ def test_question_stats_agree_with_the_per_question_sheet(sheets, graded_class, 
             assert float(stat["mean"]) == pytest.approx(sum(scores) / len(scores), abs=0.006)
         else:
             assert stat["mean"] == stat["full_marks_share"] == ""
+        _item_analysis_agrees(stat, rows, cells, graded_class)
         assert int(stat["full_marks"]) == sum(1 for r in rows if r["score"] == r["max_score"])
         assert int(stat["zeros"]) == sum(1 for s in scores if s == 0)
         assert float(stat["points_lost"]) == pytest.approx(sum(float(r["max_score"]) - float(r["score"]) for r in rows), abs=0.01 * len(every))
@@ -193,7 +194,7 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
     assert headers["questions.csv"] == ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"]
     assert headers["question_stats.csv"] == ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数",
                                              "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数",
-                                             "待人工评分的分值", "待人工评分的人数"]
+                                             "待人工评分的分值", "待人工评分的人数", "得分率", "区分度"]
 
 
 def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path):
@@ -204,3 +205,26 @@ def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path)
     rows = _read(path)
     assert [row["student_id"] for row in rows] == ["'" + name for name in hostile[:-1]] + ["ada"]
     assert {row["score"] for row in rows} == {"-0.50"}  # numbers stay numbers
+
+
+def _item_analysis_agrees(stat: dict, rows: list[dict], cells: dict, graded_class) -> None:
+    """The sheet's facility is the mean share of the points, and its discrimination scipy's
+    point-biserial (Pearson) correlation of the check's score with the rest of the assignment's
+    graded cells, computed here from the per-question sheet."""
+    from scipy import stats as scipy_stats
+
+    if not rows:
+        assert stat["facility"] == stat["discrimination"] == ""
+        return
+    assert float(stat["facility"]) == pytest.approx(sum(float(r["score"]) for r in rows) / (float(stat["max_score"]) * len(rows)), abs=1e-3)
+    rest = {}
+    for (assignment, _), others in cells.items():
+        for r in others:
+            if assignment == stat["assignment"] and not graded_class.table[(assignment, r["student_id"])][r["grade_id"]].needs_manual:
+                rest[r["student_id"]] = rest.get(r["student_id"], 0.0) + float(r["score"])
+    item = [float(r["score"]) for r in rows]
+    others = [rest[r["student_id"]] - float(r["score"]) for r in rows]
+    if len(set(item)) < 2 or len(set(others)) < 2 or len(rows) < 3:
+        assert stat["discrimination"] == ""
+    else:
+        assert float(stat["discrimination"]) == pytest.approx(scipy_stats.pointbiserialr(item, others).statistic, abs=1e-3)

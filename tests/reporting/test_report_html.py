@@ -78,6 +78,9 @@ def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_ou
             idle = sorted(r.student for r in rows if r.not_started)
             outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions and r.student not in idle)
             numbers = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row)
+            facility = numbers.pop(2)  # beside the mean: the item analysis (tests/reporting/test_item_analysis.py)
+            assert facility == (f"{sum(r.score for r in rows) / (len(rows) * rows[0].max_score):.2f}" if rows and rows[0].max_score else "&ndash;")
+            numbers.pop(2)  # the discrimination
             assert numbers[1:7] == ([f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})"]
                                     if rows else ["&ndash;", "&ndash;"]) + [
                                     str(sum(1 for r in rows if r.score == 0)), f"{sum(r.max_score - r.score for r in rows):.2f}",

@@ -2,7 +2,9 @@
 
 It holds, for every assignment, the reference solution, the untouched stub, one mutant per
 catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`), and
-for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students. The course's
+for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students, and the
+independent students and planted copies of `tests/similar.py` (the copy that hard-codes another
+student's hidden value is written and graded once the rest is). The course's
 files are fingerprinted before grading and right after it, so tests can show that grading changed
 none of them.
 """
@@ -26,7 +28,7 @@ from autograder.reporting import classdata
 from autograder.commands.course import Outcome, autograde, release
 from autograder.authoring.submissions import filled, write_submission
 
-from . import corpus, hostile
+from . import corpus, hostile, similar
 
 #: Short limits, so that loops and hangs cost seconds, and two
 #: hidden cases per check besides the drawn branches, which lead every attempt
@@ -93,10 +95,14 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
     write_contract_submissions(root, assignments)
     corpus.write_all(root, assignments)
     kinds = hostile.write_all(root) if hostile.ASSIGNMENT in assignments else {}
+    if similar.ASSIGNMENT in assignments:
+        similar.write_all(root)
     before = fingerprint(root)
     start = time.perf_counter()
     outcomes = autograde(root, assignments, workers=workers)
     graded = GradedClass(root, outcomes, kinds, before, fingerprint(root), time.perf_counter() - start)
+    if similar.ASSIGNMENT in assignments:
+        graded.outcomes += autograde(root, [similar.ASSIGNMENT], students=[similar.write_hard_coded(root)], workers=1)
     table = defaultdict(dict)
     for row in classdata.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row

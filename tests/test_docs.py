@@ -43,6 +43,7 @@ RUN_BY = {
     r"^autograder feedback\b": "tests/commands/test_cli.py::test_feedback_for_some_students_leaves_the_others_alone",
     r"^autograder export\b": "tests/reporting/test_exports.py::test_export_takes_students_on_the_command_line",
     r"^autograder report\b": "tests/reporting/test_report_html.py::test_the_report_command_writes_the_page",
+    r"^autograder similarity\b": "tests/reporting/test_similarity.py::test_the_command_writes_the_ranked_pairs_the_flags_and_the_page",
     r"^autograder kit\b": "tests/authoring/test_kit.py::test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built",
     r"^autograder tables\b": "tests/authoring/test_book.py::test_the_runner_prints_the_tables_and_writes_run_json",
     r"^(autograder|make) demo\b": "tests/commands/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",

@@ -66,7 +66,7 @@ def _autograde(args, root: Path) -> int:
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
-    from ..reporting import classdata, exports, report
+    from ..reporting import classdata, exports, report, similarity_page
     from . import course
     from ..authoring import sample
 
@@ -84,7 +84,9 @@ def _demo(args, root: Path) -> int:
     sheets = exports.export(demo)
     data = classdata.load(demo)
     html = report.write_html(data, Course(demo).reports / "class-report.html")
-    print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo)))
+    similar = [similarity_page.write(demo, name)[0] for name in names]
+    print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo),
+                similarity=", ".join(str(p.relative_to(demo)) for p in similar)))
     print(label("cli.demo_finished", seconds=f"{time.perf_counter() - start:.1f}"))
     return status
 
@@ -126,11 +128,14 @@ def _parser() -> argparse.ArgumentParser:
     feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
     feedback.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     students(feedback)
-    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv (see the README)")
+    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv, parameter_stats.csv "
+                             "(docs/grade-sheets.md)")
     export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
     students(export)
     command("report", "class report (HTML) and the score table").add_argument(
         "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
+    command("similarity", "which graded submissions share code, and which return another student's hidden value "
+            "(a reason to look, not a verdict)").add_argument("assignment", metavar="ASSIGNMENT", help="the assignment")
     lti = command("lti", "grades to the LMS through LTI 1.3: the tool's key set to register, or a push of the scores (docs/lms.md)")
     actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION", help="key or push")
     for name, text in (("key", "print the tool's public key set (JWKS) to register with the LMS"),
@@ -217,6 +222,8 @@ def _run(args, root: Path) -> int:
         for line in report.failed_lines(data):
             print(shown(line), file=sys.stderr)
         print(report.write_html(data, args.out or Course(root).reports / "class-report.html"))
+    elif args.command == "similarity":
+        return _similarity(args, root)
     elif args.command == "kit":
         wheel = kit.build(args.out, root)
         print(wheel)
@@ -227,6 +234,21 @@ def _run(args, root: Path) -> int:
         return _term(args, root)
     elif args.command == "lti":
         return _lti(args, root)
+    return 0
+
+
+def _similarity(args, root: Path) -> int:
+    """similarity ASSIGNMENT: the page and the two CSVs, and a line of what they hold."""
+    from ..reporting import similarity_page
+
+    _names(argparse.Namespace(assignments=[args.assignment]), root)
+    try:
+        *paths, found = similarity_page.write(root, args.assignment)
+    except similarity_page.NoRelease as error:
+        raise SystemExit(str(error)) from None
+    for path in paths:
+        print(path)
+    print(label("similarity.summary", students=str(found.students), pairs=str(len(found.pairs)), flags=str(len(found.flags))))
     return 0
 
 

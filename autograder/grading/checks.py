@@ -9,6 +9,7 @@ from __future__ import annotations
 import copy
 import random
 import warnings
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from typing import Any, Callable
@@ -21,6 +22,7 @@ from rnnkit.helpers import CALLS
 
 from . import catalogue
 from .attempts import Attempt
+from .result import CaseOutcome, stored
 from .spec import Assignment, Check
 
 
@@ -96,7 +98,17 @@ def inputs_key(case: Case) -> str:
     return value_key([list(case.args), case.kwargs])
 
 
-def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+@dataclass(frozen=True)
+class Draw:
+    """One hidden case of an attempt: the case, its exact reference, and the branch it was drawn for
+    ("" for an ordinary draw)."""
+
+    case: Case
+    expected: Any
+    branch: str = ""
+
+
+def hidden_draws(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[Draw]:
     """`count` draws of one attempt (`Attempt.seed`) with their references (none when `count` is 0),
     led by one draw of each of the check's branches that no public case shows (`Check.branches`: the
     count grows where they outnumber it). A draw that repeats a public case's inputs or answer, that
@@ -109,7 +121,7 @@ def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, m
     public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
     drawers = [(branch.name, branch.draw, branch.holds) for branch in unshown_branches(check) if branch.draw]
     drawers += [("", check.draw, None)] * max(0, count - len(drawers))
-    cases = []
+    draws = []
     for index, (branch, draw, holds) in enumerate(drawers):
         for _ in range(max_tries):
             case = draw(rng)
@@ -128,8 +140,39 @@ def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, m
                 break
         else:
             raise RuntimeError(f"{check.name}: no draw {f'of branch {branch} ' if branch else ''}separates every mistake after {max_tries} tries")
-        cases.append((Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), False, expected))
-    return cases
+        draws.append(Draw(Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), expected, branch))
+    return draws
+
+
+def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+    """The (case, public=False, expected) of `hidden_draws`, as `rnnkit.checking.run_cases` takes them."""
+    return [(draw.case, False, draw.expected) for draw in hidden_draws(spec, check, attempt, count, max_tries)]
+
+
+#: What `drawn` calls the branch a case was drawn for (the ordinary draws: `ORDINARY`).
+BRANCH, ORDINARY = "branch", "ordinary"
+
+
+def drawn(draw: Draw, params: tuple[str, ...]) -> dict[str, float | str]:
+    """What was drawn for one hidden case, parameter by parameter, for the item analysis
+    (`autograder.reporting.variants`): "branch" (the branch drawn for, or "ordinary"), and for each input by
+    its parameter name, a number's value ("w"), a sequence's length ("len:xs"), an array's length
+    ("len:h") or its shape when it has two axes or more ("shape:X", "4x2x3"). A model, a step
+    object or a dict is left out (its sizes show in the inputs drawn with it)."""
+    found: dict[str, float | str] = {BRANCH: draw.branch or ORDINARY}
+    named = list(zip(params, draw.case.args)) + list(draw.case.kwargs.items())
+    for name, value in named:
+        if isinstance(value, (bool, np.bool_)):
+            continue
+        if isinstance(value, (int, float, Fraction, np.integer, np.floating)):
+            found[name] = float(value)
+        elif isinstance(value, np.ndarray) and value.ndim == 1:
+            found[f"len:{name}"] = float(len(value))
+        elif isinstance(value, np.ndarray) and value.ndim >= 2:
+            found[f"shape:{name}"] = "x".join(map(str, value.shape))
+        elif isinstance(value, (list, tuple)):
+            found[f"len:{name}"] = float(len(value))
+    return found
 
 
 def unshown_branches(check: Check) -> list:
@@ -144,9 +187,25 @@ def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hid
     with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
     probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`). `functions`
     gives the submission's other functions (default: those `fn` sees beside it)."""
-    cases = public_cases(check) + hidden_cases(spec, check, attempt, hidden)
+    return grade_traced(spec, check, fn, attempt=attempt, hidden=hidden, timeout=timeout, points=points, functions=functions)[0]
+
+
+def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,
+                 functions: Functions | None = None) -> tuple[Report, dict[str, CaseOutcome]]:
+    """`grade`, and by hidden case label what the result keeps of it (`CaseOutcome`: `drawn`, the
+    expected value and, where it was a wrong value, the student's, both `result.stored`)."""
+    draws = hidden_draws(spec, check, attempt, hidden)
+    cases = public_cases(check) + [(draw.case, False, draw.expected) for draw in draws]
     functions = functions or (lambda name, call: getattr(fn, "__globals__", {}).get(name))
     wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, functions, timeout))
-    return run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
-                     diagnose=lambda got, case: diagnose(spec, check, got, case, wrong), probes=check.probes,
-                     params=check.params)
+    got: dict[str, Any] = {}
+
+    def diagnosed(value: Any, case: Case) -> tuple[str, ...]:
+        got[case.label] = value
+        return diagnose(spec, check, value, case, wrong)
+
+    report = run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
+                       diagnose=diagnosed, probes=check.probes, params=check.params)
+    traces = {draw.case.label: CaseOutcome(draw.case.label, False, False, drawn=drawn(draw, check.params), expected=stored(draw.expected),
+                                           got=stored(got[draw.case.label]) if draw.case.label in got else None) for draw in draws}
+    return report, traces

@@ -32,7 +32,7 @@ from ..sandbox.session import Session
 from ..sandbox.zygote import zygote_channel
 from . import figures
 from .attempts import Attempt, read_secret
-from .checks import grade
+from .checks import grade_traced
 from .result import RESULT_KEY, GradeResult
 from .spec import SUMMARY
 
@@ -109,7 +109,7 @@ class TrustedExecute(NbGraderPreprocessor):
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
             check = spec.check(name)
-            report = grade(spec, check, session.function(name, call=check.call), attempt=attempt,
+            report, traces = grade_traced(spec, check, session.function(name, call=check.call), attempt=attempt,
                            hidden=self.settings.HIDDEN_CASES, timeout=0, points=points,
                            functions=lambda other, call: session.function(other, call=call))
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
@@ -122,7 +122,7 @@ class TrustedExecute(NbGraderPreprocessor):
         right[name] = SummaryItem.of(report, graded=True)
         return [_stream("\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
                 nbformat.from_dict({"output_type": "execute_result", "data": {"text/plain": repr(report.score)},
-                                    "metadata": {RESULT_KEY: GradeResult.of(report, points).to_json()}, "execution_count": count})]
+                                    "metadata": {RESULT_KEY: GradeResult.of(report, points, traces).to_json()}, "execution_count": count})]
 
 
 def _stream(text: str) -> nbformat.NotebookNode:

@@ -1,5 +1,5 @@
-"""The grade sheets: grades.csv, scores.csv, canvas.csv, questions.csv and question_stats.csv
-(see docs/grade-sheets.md), from the gradebook, the submission ledger and the results of the
+"""The grade sheets: grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv and
+parameter_stats.csv (see docs/grade-sheets.md), from the gradebook, the submission ledger and the results of the
 autograded notebooks: each student's state per assignment, raw score, late penalty and final grade
 (`autograder.reporting.classdata`)."""
 from __future__ import annotations
@@ -25,9 +25,10 @@ class Exports:
     canvas: Path
     questions: Path
     question_stats: Path
+    parameter_stats: Path
 
     def __iter__(self):
-        return iter((self.grades, self.scores, self.canvas, self.questions, self.question_stats))
+        return iter((self.grades, self.scores, self.canvas, self.questions, self.question_stats, self.parameter_stats))
 
 
 def _points(value: float) -> str:
@@ -77,11 +78,13 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     assignments in each state, each assignment's raw score, late penalty and points that await a TA.
     canvas.csv: a Canvas gradebook import of the final grades. questions.csv: one row per graded
     cell. question_stats.csv: one row per graded cell across the class, the points that await a TA
-    apart from those lost. Headers are in the course language (`COURSE_LANG`, labels `export.*`),
+    apart from those lost, its facility and discrimination. parameter_stats.csv: one row per value
+    range of each drawn parameter of each check (`autograder.reporting.variants`). Headers are in the course language (`COURSE_LANG`, labels `export.*`),
     except canvas.csv's, which Canvas fixes; values (ids, numbers, yes/no, states) are the same in
     every language."""
     from .classdata import RECEIVED, REFUSED, load, points
     from .stats import question_stats
+    from .variants import range_stats
 
     course = Course(Path(root))
     data = load(course.root, students)
@@ -172,4 +175,14 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                                                             "points_lost_not_started", "students_not_started",
                                                             "points_awaiting_ta", "students_awaiting_ta", "facility",
                                                             "discrimination"), stats_rows())
-    return Exports(grades, scores, canvas, questions, stats)
+
+    def parameter_rows():
+        for assignment in data.assignments:
+            for r in range_stats(data, assignment):
+                yield [r.assignment, r.grade_id, r.parameter, r.range, r.cases, f"{r.facility:.4f}", r.rest_cases,
+                       f"{r.rest_facility:.4f}", f"{r.p_value:.4g}", f"{r.p_adjusted:.4g}", int(r.harder)]
+
+    parameters = _write_csv(out / "parameter_stats.csv", _header("assignment", "grade_id", "parameter", "range", "cases", "facility",
+                                                                  "rest_cases", "rest_facility", "p_value", "p_adjusted", "harder"),
+                            parameter_rows())
+    return Exports(grades, scores, canvas, questions, stats, parameters)

@@ -25,6 +25,8 @@ from ..labels import fill, label, template
 from .page_style import font_stack, mono_stack
 from .classdata import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, ClassData, Points, Row, Submission, points
 from .stats import MisconceptionStats, misconception_stats, question_stats
+from .variants import LEVEL, range_stats
+from ..grading.checks import BRANCH
 
 #: The score table's word for each state.
 STATE_LABELS = {NOT_SUBMITTED: "table.state.not_submitted", RECEIVED: "table.state.received", GRADED: "table.state.graded",
@@ -429,6 +431,36 @@ def _question_table(data: ClassData, assignment: str) -> list[str]:
             f'<p class="note">{_h("report.note.outside")}</p>', f'<p class="note">{_h("report.note.items")}</p>']
 
 
+def parameter_name(parameter: str) -> str:
+    """A drawn parameter as a reader says it ("branch", "len:xs", "shape:X" or a number's name:
+    `autograder.grading.checks.drawn`), in the course language."""
+    kind, _, name = parameter.partition(":")
+    if parameter == BRANCH:
+        return label("report.param.branch")
+    return label(f"report.param.{kind}", name=name) if name and kind in ("len", "shape") else parameter
+
+
+def _variants(data: ClassData, assignment: str) -> list[str]:
+    """The facility of each value range of each drawn parameter: how many were tested, and the
+    ranges harder than the rest of their check (`autograder.reporting.variants`)."""
+    found = range_stats(data, assignment)
+    parts = [f"<h3>{_h('report.variants')}</h3>"]
+    if not found:
+        return parts + [f"<p>{_h('report.variants.none')}</p>"]
+    harder = [r for r in found if r.harder]
+    parts.append(f"<p>{_h('report.variants.summary', ranges=str(len(found)), checks=str(len({r.grade_id for r in found})), harder=str(len(harder)))}</p>")
+    if harder:
+        rows = "".join(
+            f'<tr><td class="id">{html.escape(r.grade_id)}</td><td>{html.escape(parameter_name(r.parameter))}</td>'
+            f'<td class="id">{html.escape(r.range)}</td><td class="num">{r.cases}</td><td class="num">{r.facility:.2f}</td>'
+            f'<td class="num">{r.rest_facility:.2f} ({r.rest_cases})</td><td class="num">{r.p_adjusted:.2g}</td></tr>' for r in harder)
+        table = ("<table><thead><tr>" + _th("report.col.question") + _th("report.col.parameter") + _th("report.col.range")
+                 + _th("report.col.cases", True) + _th("report.col.facility", True) + _th("report.col.rest_facility", True)
+                 + _th("report.col.p_adjusted", True) + "</tr></thead><tbody>" + rows + "</tbody></table>")
+        parts.append(_scroll(label("report.region.variants", assignment=assignment), table))
+    return parts + [f'<p class="note">{_h("report.note.variants", level=f"{LEVEL:g}")}</p>']
+
+
 def _misconception_table(assignment: str, found: list[MisconceptionStats]) -> list[str]:
     """Each misconception named once, with its explanation, the checks it showed in and who holds it."""
     parts = [f"<h3>{_h('report.misconceptions')}</h3>"]
@@ -460,7 +492,7 @@ def _assignment_section(data: ClassData, assignment: str, found: dict[tuple[str,
     if named:
         plots.append(_misconception_plot(assignment, named, len(graded)))
     parts.append('<div class="plots">' + "".join(plots) + "</div>")
-    return parts + _question_table(data, assignment) + _misconception_table(assignment, named)
+    return parts + _question_table(data, assignment) + _variants(data, assignment) + _misconception_table(assignment, named)
 
 
 def _overview(data: ClassData) -> list[str]:

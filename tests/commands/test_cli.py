@@ -136,7 +136,8 @@ def test_help_lists_the_commands_in_the_order_of_a_course():
     names = list(_subcommands())
     assert names[:len(COURSE_ORDER)] == COURSE_ORDER and set(names) > set(COURSE_ORDER)
     shown = cli._parser().format_help()
-    assert [shown.index(f"\n    {name} ") for name in names] == sorted(shown.index(f"\n    {name} ") for name in names)
+    at = [re.search(rf"\n    {name}\s", shown).start() for name in names]  # a long name has its help on the next line
+    assert at == sorted(at)
 
 
 def test_every_argument_of_every_command_is_explained():

@@ -251,6 +251,8 @@ def test_the_feedback_shows_expected_values_only_as_the_course_allows(graded_cla
         assert reveals(text())
         nbgrader(graded_class.root, "generate_feedback", A, f"--student={entry.id}", "--force", "--RevealExpected.shows_expected=never")
         assert "That hidden case's inputs:" in text() and not reveals(text())
+        raw = page.read_text(encoding="utf-8")  # what the grader keeps of each hidden case stays in the graded notebook
+        assert '"drawn":' not in raw and '"expected":' not in raw and '"got":' not in raw
     finally:
         feedback(graded_class.root, [A], students=[entry.id])
     assert not reveals(text())  # after_due, and no due date

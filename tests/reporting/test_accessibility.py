@@ -1,6 +1,6 @@
 """Every page the course renders, in both editions, opened in Debian's chromium from the course's own
 Jupyter server: the feedback page of a right, a wrong, a hostile (sanitised) and a refused
-submission, and the class report. axe-core finds no violation of WCAG 2.0, 2.1 and 2.2 A and AA (nor
+submission, the class report and the similarity page. axe-core finds no violation of WCAG 2.0, 2.1 and 2.2 A and AA (nor
 of the best-practice rules in `tests.browser.BEST_PRACTICE`), and the checks axe cannot make hold:
 the page's language and the language of passages in the other one, a text alternative and a data
 table for every plot, no sideways scrolling at 320 CSS px, every control reached by Tab, and no sign
@@ -16,7 +16,7 @@ from rnnkit import messages
 from autograder.assignments import get
 from autograder.commands.course import feedback, nbgrader_env
 from autograder.coursedir.layout import Course
-from autograder.reporting import classdata, report
+from autograder.reporting import classdata, report, similarity_page
 
 from .. import hostile
 from ..browser import LOAD_MS, SETTLE_MS, axe_violations, login, overflow_at, unreached_by_tab
@@ -32,9 +32,11 @@ A = hostile.ASSIGNMENT
 WRONG = get(A).mistakes()[0].id
 #: The file names of a refused hand-in, markup and terminal controls among them.
 REFUSED_NAMES = ["<img src=x onerror=alert(1)>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]
-#: Each page kind: (student, assignment) of a feedback page, or "report".
+#: Each page kind: (student, assignment) of a feedback page, "report" or "similarity" (of `A`).
 PAGES = {**{f"right-{a}": ("reference", a) for a in ASSIGNMENTS}, "wrong": (WRONG, A), "hostile": ("html-injector", A),
-         "refused": ("refused-hand-in", A), "report": "report"}
+         "refused": ("refused-hand-in", A), "report": "report", "similarity": "similarity"}
+#: The pages that are not a student's feedback.
+CLASS_PAGES = {"report": "reports/class-report.html", "similarity": f"reports/similarity-{A}.html"}
 #: The Chinese class holds the reference, the stub and every mistake; no hostile submission.
 PAGES_ZH = {kind: page for kind, page in PAGES.items() if kind != "hostile"}
 #: What nbconvert writes as the alt text of an image without one.
@@ -53,7 +55,7 @@ def _write_pages(root: Path, kinds: dict, scratch: Path) -> dict[str, str]:
     """Write every page of `kinds` in the course at `root`, in its own language; kind -> path under the root."""
     wanted: dict[str, list[str]] = {}
     for page in kinds.values():
-        if page != "report" and page[0] != "refused-hand-in":
+        if page not in CLASS_PAGES and page[0] != "refused-hand-in":
             wanted.setdefault(page[1], []).append(page[0])
     with _language(""):
         for assignment, students in wanted.items():
@@ -66,8 +68,8 @@ def _write_pages(root: Path, kinds: dict, scratch: Path) -> dict[str, str]:
         refused.write_text(feedback_html(root, comment), encoding="utf-8")
         with messages.speaking(Course(root).language):  # as the command line speaks the course's language
             report.write_html(classdata.load(root), Course(root).reports / "class-report.html")
-    return {kind: ("reports/class-report.html" if page == "report" else f"feedback/{page[0]}/{page[1]}/{page[1]}.html")
-            for kind, page in kinds.items()}
+            similarity_page.write(root, A)
+    return {kind: CLASS_PAGES.get(page) or f"feedback/{page[0]}/{page[1]}/{page[1]}.html" for kind, page in kinds.items()}
 
 
 @pytest.fixture(scope="module")

@@ -88,7 +88,7 @@ def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, cap
     def broken(*args, **kwargs):
         raise RuntimeError("a bug of the grader")
 
-    monkeypatch.setattr(execute, "grade", broken)
+    monkeypatch.setattr(execute, "grade_traced", broken)
     cell = nbformat.v4.new_code_cell('check("sgd_update", sgd_update)', metadata={"nbgrader": {"grade_id": "sgd_update", "points": 1}})
     session = type("Session", (), {"function": lambda self, *args, **kwargs: None})()
     grader = execute.TrustedExecute(log=logging.getLogger("grader-under-test"))

@@ -1,0 +1,104 @@
+"""Answer similarity (`autograder.reporting.similarity`): on the shared graded class, independent
+correct submissions and planted copies (`tests/similar.py`), and the value flag of the copy that
+hard-codes another student's hidden value; the command's files; a hostile student's code and id
+shown as written."""
+from __future__ import annotations
+
+import csv
+import itertools
+import subprocess
+import sys
+
+import pytest
+
+from autograder.coursedir.layout import Course
+from autograder.reporting import classdata
+from autograder.reporting.similarity import FLOOR, MIN_MATCHES, Flag, Pair, Similarity, code_cells, fingerprints, flags, pairs
+from autograder.reporting.similarity_page import render
+
+from .. import similar
+from ..classroom import copy_class
+from ..conftest import ASSIGNMENTS
+
+pytestmark = [pytest.mark.nbgrader, pytest.mark.skipif(similar.ASSIGNMENT not in ASSIGNMENTS,
+                                                       reason=f"TEST_ASSIGNMENTS leaves out {similar.ASSIGNMENT}")]
+A = similar.ASSIGNMENT
+PLANTED = [*similar.COPIES, similar.HARD_CODED]
+
+
+def _codes(root, students):
+    course = Course(root)
+    return {s: code_cells(course.notebook(course.autograded(s, A), A), written=True) for s in students}
+
+
+def test_every_planted_copy_ranks_above_every_independent_pair(graded_class):
+    root = graded_class.root
+    given = code_cells(Course(root).notebook(Course(root).release(A), A))
+    scores = {(p.student_a, p.student_b): p.score for p in pairs(fingerprints(_codes(root, similar.INDEPENDENT + PLANTED), given), floor=0)}
+    score = lambda a, b: scores.get(tuple(sorted((a, b))), 0.0)  # noqa: E731
+    copied = {copy: score(copy, similar.SOURCE) for copy in PLANTED}
+    family = {similar.SOURCE, *PLANTED}  # the source and its copies: every pair among them is copied work
+    independent = {(a, b): score(a, b) for a, b in itertools.combinations(similar.INDEPENDENT + PLANTED, 2) if not {a, b} <= family}
+    assert min(copied.values()) > max(independent.values()), (copied, sorted(independent.items(), key=lambda kv: -kv[1])[:5])
+    assert min(copied.values()) >= 0.75 and max(independent.values()) < 0.75, (copied, max(independent.values()))
+
+
+def test_the_value_flag_finds_the_hard_coded_copy_and_nothing_else_in_the_class(graded_class):
+    data = classdata.load(graded_class.root)
+    found = flags(data, A)
+    label, _ = similar.hard_coded_value(graded_class.root)
+    assert found and {(f.student, f.check, f.matches_student, f.other_case) for f in found} == {
+        (similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM, label)}
+    assert len(found) >= MIN_MATCHES
+    row = graded_class.rows(A, similar.HARD_CODED)[similar.HARD_CODED_CHECK]
+    assert {f.case for f in found} == {case.label for case in row.cases if not case.public and not case.ok}
+    assert len(data.graded(A)) > 100  # the whole class was looked at: corpus, mutants, hostile submissions
+
+
+def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class, tmp_path):
+    root = copy_class(graded_class.root, tmp_path / "course")
+    done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[:3] == [str(root / "reports" / f"similarity-{A}.html"), str(root / "exports" / f"similarity-{A}.csv"),
+                         str(root / "exports" / f"variant-flags-{A}.csv")]
+    assert "not a verdict" in lines[3]
+    with open(root / "exports" / f"similarity-{A}.csv", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["student_a", "student_b", "score"]
+    scores = [float(score) for _, _, score in rows[1:]]
+    assert scores == sorted(scores, reverse=True) and all(FLOOR <= s <= 1 for s in scores)
+    assert all(a < b for a, b, _ in rows[1:])
+    listed = {(a, b) for a, b, _ in rows[1:]}
+    assert all(tuple(sorted((copy, similar.SOURCE))) in listed for copy in PLANTED)
+    with open(root / "exports" / f"variant-flags-{A}.csv", encoding="utf-8") as handle:
+        flagged = list(csv.reader(handle))
+    assert flagged[0] == ["student", "check", "case", "matches_student"]
+    assert {(s, c, m) for s, c, _, m in flagged[1:]} == {(similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM)}
+    page = (root / "reports" / f"similarity-{A}.html").read_text(encoding="utf-8")
+    assert "not a verdict" in page and "<mark>" in page and "<script" not in page.lower()
+
+
+def test_an_assignment_never_released_is_refused_with_one_line(graded_class, tmp_path):
+    root = copy_class(graded_class.root, tmp_path / "course")
+    release = Course(root).notebook(Course(root).release(A), A)
+    release.unlink()
+    for path in (root / "exports").glob(f"*-{A}.csv"):  # written by an earlier test in the shared class
+        path.unlink()
+    done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
+    assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1 and "release" in done.stderr
+    assert not (root / "exports" / f"similarity-{A}.csv").exists()
+
+
+HOSTILE_ID = '<img src=x onerror=alert(1)>"'
+HOSTILE_CODE = 'def f():\n    return "</pre><script>alert(1)</script>"  # <b>bold</b> & \u202e\n'
+
+
+def test_a_students_code_and_id_are_shown_as_written_never_as_markup():
+    pair = Pair(HOSTILE_ID, "b", 0.9, 0.9, 0.8, ((0, 20),), ((0, 10),))
+    found = Similarity("a1", [pair], [Flag(HOSTILE_ID, "f", "hidden case 1", "b", "hidden case 2")],
+                       {HOSTILE_ID: HOSTILE_CODE, "b": HOSTILE_CODE}, 2, ())
+    page = render(found, "<course>")
+    assert "<script" not in page and "<img" not in page and "<b>" not in page and "<course>" not in page
+    assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page

@@ -1,0 +1,145 @@
+"""Independent work and planted copies of ch12_bptt, for the similarity tests
+(`autograder.reporting.similarity`).
+
+An *independent* student answers every function with one of its correct implementations (the
+reference solution or a variant of `tests/corpus/`): student i takes implementation i modulo how many
+the function has, so no two of them hand in the same notebook. A *copy* starts from the first
+independent student's notebook and disguises it: identifiers renamed and comments dropped, cells
+merged with their functions reordered, comments changed. The *hard-coded* copy returns, from
+`bptt_scalar`, the expected value of another independent student's hidden case, as a student would
+type it from that student's feedback: it is written once the class is graded (`write_hard_coded`).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import io
+import json
+import tokenize
+from fractions import Fraction
+from pathlib import Path
+
+import nbformat
+
+from autograder.assignments import get
+from autograder.authoring.submissions import filled, write_submission
+from autograder.grading.result import GradeResult
+
+from . import corpus
+
+ASSIGNMENT = "ch12_bptt"
+INDEPENDENT = [f"similar-{i}" for i in range(1, 6)]
+SOURCE = INDEPENDENT[0]
+COPIES = {"similar-copy-renamed": "identifiers renamed, comments dropped",
+          "similar-copy-merged": "cells merged, their functions reordered",
+          "similar-copy-comments": "comments changed"}
+HARD_CODED, HARD_CODED_CHECK, HARD_CODED_FROM = "similar-copy-hard-coded", "bptt_scalar", INDEPENDENT[1]
+
+
+def _release(root: Path) -> Path:
+    return Path(root) / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+
+
+def _solution_cells(notebook) -> list:
+    return [cell for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")]
+
+
+def independent(root: Path, index: int) -> nbformat.NotebookNode:
+    """The notebook of independent student `index` (1 for `INDEPENDENT[0]`)."""
+    notebook = filled(_release(root), get(ASSIGNMENT))
+    variants: dict[str, list[str]] = {}
+    for entry in corpus.entries([ASSIGNMENT]):
+        if entry.kind == "variant":
+            variants.setdefault(entry.function, []).append(entry.source)
+    for function, sources in variants.items():
+        choice = index % (len(sources) + 1)
+        if choice:
+            cell = next(c for c in _solution_cells(notebook) if function in corpus._defined(c.source))
+            cell.source = corpus.replace_definition(cell.source, function, sources[choice - 1])
+    return notebook
+
+
+class _Renamer(ast.NodeTransformer):
+    """Renames the local variables of every function (not its parameters, which a check may pass by
+    name, nor any global)."""
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg) if a}
+        stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        inner = {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node}
+        names = {name: f"my_{name}_value" for name in sorted(stored - params - inner - set(dir(builtins)))}
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and child.id in names:
+                child.id = names[child.id]
+        self.generic_visit(node)
+        return node
+
+
+def _without_comments(source: str) -> str:
+    tokens = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type != tokenize.COMMENT]
+    return tokenize.untokenize(tokens)
+
+
+def copies(root: Path) -> dict[str, nbformat.NotebookNode]:
+    """The disguised copies of the first independent student (`COPIES`)."""
+    made = {}
+    renamed = independent(root, 1)
+    for cell in _solution_cells(renamed):
+        cell.source = ast.unparse(_Renamer().visit(ast.parse(cell.source)))
+    made["similar-copy-renamed"] = renamed
+    merged = independent(root, 1)
+    cells = _solution_cells(merged)
+    for first, second in zip(cells[0::2], cells[1::2]):  # the later cell's functions first, in the earlier cell
+        first.source, second.source = second.source + "\n\n\n" + first.source, "# (moved up)\n"
+    made["similar-copy-merged"] = merged
+    commented = independent(root, 1)
+    for cell in _solution_cells(commented):
+        lines = _without_comments(cell.source).splitlines()
+        cell.source = "\n".join(f"{line}  # my own working" if line.strip().startswith("return") else line for line in lines)
+    made["similar-copy-comments"] = commented
+    return made
+
+
+def write_all(root: Path) -> dict[str, str]:
+    """Write the independent students and the copies; student -> "independent" or "copy"."""
+    kinds = {}
+    for index, student in enumerate(INDEPENDENT, 1):
+        write_submission(root, student, ASSIGNMENT, independent(root, index))
+        kinds[student] = "independent"
+    for student, notebook in copies(root).items():
+        write_submission(root, student, ASSIGNMENT, notebook)
+        kinds[student] = "copy"
+    return kinds
+
+
+def _exact(value):
+    """A stored value as the exact numbers a student types from a feedback page."""
+    if isinstance(value, dict):
+        return {key: _exact(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_exact(item) for item in value]
+    return Fraction(value).limit_denominator(10**12) if isinstance(value, float) else value
+
+
+def hard_coded_value(root: Path) -> tuple[str, dict]:
+    """The label and expected value of `HARD_CODED_FROM`'s first ordinary hidden case of
+    `HARD_CODED_CHECK`, as its graded notebook keeps them."""
+    path = Path(root) / "autograded" / HARD_CODED_FROM / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == HARD_CODED_CHECK:
+            result = GradeResult.in_outputs(cell["outputs"])
+            case = next(c for c in result.cases if not c.public and c.drawn.get("branch") == "ordinary" and c.expected is not None)
+            return case.label, case.expected
+    raise LookupError(f"{HARD_CODED_FROM} has no graded {HARD_CODED_CHECK}")
+
+
+def write_hard_coded(root: Path) -> str:
+    """Write the copy whose `bptt_scalar` returns another student's expected value (once the class is
+    graded); its student id."""
+    _, value = hard_coded_value(root)
+    notebook = independent(root, 1)
+    cell = next(c for c in _solution_cells(notebook) if HARD_CODED_CHECK in corpus._defined(c.source))
+    cell.source = corpus.replace_definition(cell.source, HARD_CODED_CHECK, "from fractions import Fraction\n\n\n"
+                                            f"def {HARD_CODED_CHECK}(xs, w, target, h0=0):\n    return {_exact(value)!r}\n")
+    write_submission(root, HARD_CODED, ASSIGNMENT, notebook)
+    return HARD_CODED

@@ -3,8 +3,7 @@
 It holds, for every assignment, the reference solution, the untouched stub, one mutant per
 catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`), and
 for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students, and the
-independent students and planted copies of `tests/similar.py` (the copy that hard-codes another
-student's hidden value is written and graded once the rest is). The course's
+independent students and planted copies of `tests/similar.py`. The course's
 files are fingerprinted before grading and right after it, so tests can show that grading changed
 none of them.
 """
@@ -101,8 +100,6 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
     start = time.perf_counter()
     outcomes = autograde(root, assignments, workers=workers)
     graded = GradedClass(root, outcomes, kinds, before, fingerprint(root), time.perf_counter() - start)
-    if similar.ASSIGNMENT in assignments:
-        graded.outcomes += autograde(root, [similar.ASSIGNMENT], students=[similar.write_hard_coded(root)], workers=1)
     table = defaultdict(dict)
     for row in classdata.collect(root):
         table[(row.assignment, row.student)][row.grade_id] = row

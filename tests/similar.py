@@ -7,14 +7,13 @@ the function has, so no two of them hand in the same notebook. A *copy* starts f
 independent student's notebook and disguises it: identifiers renamed and comments dropped, cells
 merged with their functions reordered, comments changed. The *hard-coded* copy returns, from
 `bptt_scalar`, the expected value of another independent student's hidden case, as a student would
-type it from that student's feedback: it is written once the class is graded (`write_hard_coded`).
+type it from that student's feedback (`write_hard_coded`).
 """
 from __future__ import annotations
 
 import ast
 import builtins
 import io
-import json
 import tokenize
 from fractions import Fraction
 from pathlib import Path
@@ -23,7 +22,7 @@ import nbformat
 
 from autograder.assignments import get
 from autograder.authoring.submissions import filled, write_submission
-from autograder.grading.result import GradeResult
+from autograder.grading.result import stored
 
 from . import corpus
 
@@ -101,7 +100,8 @@ def copies(root: Path) -> dict[str, nbformat.NotebookNode]:
 
 
 def write_all(root: Path) -> dict[str, str]:
-    """Write the independent students and the copies; student -> "independent" or "copy"."""
+    """Write the independent students and the copies (the hard-coded one last); student ->
+    "independent" or "copy"."""
     kinds = {}
     for index, student in enumerate(INDEPENDENT, 1):
         write_submission(root, student, ASSIGNMENT, independent(root, index))
@@ -109,6 +109,7 @@ def write_all(root: Path) -> dict[str, str]:
     for student, notebook in copies(root).items():
         write_submission(root, student, ASSIGNMENT, notebook)
         kinds[student] = "copy"
+    kinds[write_hard_coded(root)] = "copy"
     return kinds
 
 
@@ -123,19 +124,24 @@ def _exact(value):
 
 def hard_coded_value(root: Path) -> tuple[str, dict]:
     """The label and expected value of `HARD_CODED_FROM`'s first ordinary hidden case of
-    `HARD_CODED_CHECK`, as its graded notebook keeps them."""
-    path = Path(root) / "autograded" / HARD_CODED_FROM / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == HARD_CODED_CHECK:
-            result = GradeResult.in_outputs(cell["outputs"])
-            case = next(c for c in result.cases if not c.public and c.drawn.get("branch") == "ordinary" and c.expected is not None)
-            return case.label, case.expected
-    raise LookupError(f"{HARD_CODED_FROM} has no graded {HARD_CODED_CHECK}")
+    `HARD_CODED_CHECK`, as grading will draw it: the course secret, that student's first attempt and
+    the ledger's digest of what they hand in (`autograder.grading.attempts`), and the class's
+    `HIDDEN_CASES`."""
+    from autograder.coursedir import config
+    from autograder.coursedir.ledger import digest, handed_in
+    from autograder.grading.attempts import Attempt, read_secret
+    from autograder.grading.checks import hidden_draws
+
+    spec = get(ASSIGNMENT)
+    attempt = Attempt(read_secret(root), HARD_CODED_FROM, 1, digest(handed_in(Path(root) / "submitted" / HARD_CODED_FROM / ASSIGNMENT)))
+    draws = hidden_draws(spec, spec.check(HARD_CODED_CHECK), attempt, config.load(root).HIDDEN_CASES)
+    draw = next(d for d in draws if not d.branch)
+    return draw.case.label, stored(draw.expected)
 
 
 def write_hard_coded(root: Path) -> str:
-    """Write the copy whose `bptt_scalar` returns another student's expected value (once the class is
-    graded); its student id."""
+    """Write the copy whose `bptt_scalar` returns another student's expected value (after the
+    independent students are written); its student id."""
     _, value = hard_coded_value(root)
     notebook = independent(root, 1)
     cell = next(c for c in _solution_cells(notebook) if HARD_CODED_CHECK in corpus._defined(c.source))

@@ -42,11 +42,14 @@ def _autograde(args, root: Path) -> int:
     from ..grading.attempts import NoSecret
     from ..grading.execute import SandboxUnavailable
 
+    interrupted = False
     try:
         outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
-                                    dask=args.dask, unsandboxed=args.unsandboxed)
+                                    dask=args.dask, unsandboxed=args.unsandboxed, redo=getattr(args, "redo", False))
     except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
         raise SystemExit(str(error)) from None
+    except course.Interrupted as stopped:
+        outcomes, interrupted = stopped.outcomes, True
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         if outcome.refused:
@@ -60,7 +63,7 @@ def _autograde(args, root: Path) -> int:
     if outcomes:
         print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
                     seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
-    return 1 if failed else 0
+    return 130 if interrupted else 1 if failed else 0
 
 
 def _demo(args, root: Path) -> int:
@@ -122,8 +125,9 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
     command("kit", "build the student kit's wheel (the public half only)").add_argument(
         "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
-    grade = command("autograde", "nbgrader autograde every submission, in parallel, student code sandboxed")
+    grade = command("autograde", "nbgrader autograde every submission not graded yet as it stands, in parallel, student code sandboxed")
     grade.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
+    grade.add_argument("--redo", action="store_true", help="grade again the submissions graded already (unchanged since)")
     students(grade)
     feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
     feedback.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)

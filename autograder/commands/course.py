@@ -17,6 +17,7 @@ from tqdm import tqdm
 from ..assignments import get
 from ..authoring import build
 from ..coursedir import config
+from ..coursedir.graded import grader_version, is_graded
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..grading import attempts, runners
@@ -148,8 +149,10 @@ def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[
 
 
 def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
-              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False) -> list[Outcome]:
-    """Autograde every submission of the given assignments.
+              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False, redo: bool = False) -> list[Outcome]:
+    """Autograde the submissions of the given assignments that are not graded yet as they stand
+    (`coursedir.graded.is_graded`: the same bytes, by the same grader), or every one with `redo`; a
+    line says how many were skipped.
 
     Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
     when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
@@ -157,7 +160,9 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     once more in this process after the parallel pass. What every grader needs (figures, references:
     `worker.prepare`) is computed once, before the runner (`autograder.grading.runners`) starts. Student
     code runs sandboxed (see `autograder.grading.execute`); `unsandboxed` allows grading where the
-    machine gives no sandbox.
+    machine gives no sandbox. Ctrl-C (SIGINT) stops it once the submissions in flight are graded
+    (`Interrupted`, with the outcomes so far); a run stopped any other way, SIGKILL included, leaves
+    each submission graded whole or as it was, and the next run grades what is left.
     """
     course = Course(Path(root).resolve())
     root = str(course.root)
@@ -165,19 +170,42 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
     settings = config.load(root)
     Ledger(config.database_url(root, settings), settings.COURSE_ID)  # its tables made here, not raced for by the workers
+    if not redo:
+        versions = {name: grader_version(settings, [name]) for name in {name for name, _ in jobs}}
+        left = [(name, student) for name, student in jobs if not is_graded(course, name, student, versions[name])]
+        if len(left) < len(jobs):
+            print(label("cli.skipped", skipped=len(jobs) - len(left), total=len(jobs)), flush=True)
+        jobs = left
+        if not jobs:
+            return []
     runner = runners.choose(len(jobs), workers or settings.WORKERS, dask)
     runner.start()
     print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
-    outcomes = list(tqdm(runner.run(jobs, root, unsandboxed), total=len(jobs), desc="autograde", unit="submission"))
+    outcomes: list[Outcome] = []
+    with runners.interruptible() as stop:
+        for outcome in tqdm(runner.run(jobs, root, unsandboxed, stop), total=len(jobs), desc="autograde", unit="submission"):
+            outcomes.append(outcome)
+    if stop.is_set():
+        print(label("cli.interrupted", graded=len(outcomes), left=len(jobs) - len(outcomes)), flush=True)
+        raise Interrupted(sorted(outcomes, key=lambda o: (o.assignment, o.student)))
     # a submission that failed beside other workers gets one more, unshared, try
     retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not (o.ok or o.refused) else o
                for o in outcomes]
     return sorted(retried, key=lambda o: (o.assignment, o.student))
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C stopped an autograde after the submissions in flight: `outcomes` are those graded."""
+
+    def __init__(self, outcomes: list[Outcome]):
+        super().__init__(f"{len(outcomes)} submission(s) graded before the stop")
+        self.outcomes = outcomes
+
+
 def feedback(root: Path, names: list[str] | None = None, *, students: list[str] | None = None) -> None:
-    """`nbgrader generate_feedback` for every autograded submission of the given assignments.
+    """`nbgrader generate_feedback` for every autograded submission of the given assignments (all of
+    them in one nbgrader run where they are every assignment graded: one start-up, not one each).
 
     `students` limits it to those students; a student with no autograded submission of an
     assignment named in `names` (or of any assignment, when `names` is empty) is an error."""
@@ -194,12 +222,11 @@ def feedback(root: Path, names: list[str] | None = None, *, students: list[str] 
         if (explicit and missing) or not any(graded.values()):
             raise FileNotFoundError(f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
                                     "autograde first (python -m autograder autograde)")
-    for name in tqdm(names, desc="feedback", unit="assignment"):
-        if not set(students or graded[name]) & graded[name]:
-            continue
-        if not students:
-            nbgrader(course.root, "generate_feedback", name, "--force")
-            continue
-        others = sorted(graded[name] - set(students))
+    todo = [name for name in names if set(students or graded[name]) & graded[name]]
+    present = {p.name for p in (course.root / "autograded").glob("*/*") if p.is_dir()}
+    if len(todo) > 1 and present <= set(todo):  # every assignment graded: one nbgrader, one start-up
+        todo, graded = ["*"], {"*": set().union(*graded.values())}
+    for name in tqdm(todo, desc="feedback", unit="run" if todo == ["*"] else "assignment"):
+        others = sorted(graded[name] - set(students)) if students else []
         exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
         nbgrader(course.root, "generate_feedback", name, "--force", *exclude)

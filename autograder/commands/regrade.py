@@ -22,6 +22,7 @@ from pathlib import Path
 
 from ..coursedir import config
 from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.graded import graded_record, grader_version
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..grading import attempts, figures
@@ -78,7 +79,7 @@ def preview(root: Path, names: list[str], students: list[str] | None = None, wor
     before = _snapshot(course, keys)
     with tempfile.TemporaryDirectory(prefix="regrade-preview-") as folder:
         scratch = _scratch(course, names, keys, Path(folder) / "course")
-        operations.autograde(scratch.root, names, students=sorted({s for _, s in keys}) or None, workers=workers)
+        operations.autograde(scratch.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True)
         after = _snapshot(scratch, keys)
     return history.changes(before, after)
 
@@ -96,13 +97,16 @@ def apply(root: Path, names: list[str], students: list[str] | None, reason: str,
         for name, student in keys:
             if course.autograded(student, name).is_dir():
                 shutil.copytree(course.autograded(student, name), kept / student / name, symlinks=True)
-        operations.autograde(course.root, names, students=sorted({s for _, s in keys}) or None, workers=workers)
+            if (record := graded_record(course.autograded(student, name))).is_file():
+                (kept / student).mkdir(parents=True, exist_ok=True)
+                shutil.copy2(record, kept / student / record.name)
+        operations.autograde(course.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True)
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise
     moved = history.changes(before, _snapshot(course, keys))
     ledger = Ledger(config.database_url(course.root, settings), settings.COURSE_ID)
-    entry = history.append(ledger, "regrade", reason.strip(), history.grader_version(settings, names), moved, before)
+    entry = history.append(ledger, "regrade", reason.strip(), grader_version(settings, names), moved, before)
     kept.rename(_kept_root(course) / str(entry.id))
     return entry
 
@@ -129,6 +133,11 @@ def revert(root: Path, entry_id: int) -> history.Entry:
         if (folder / student / name).is_dir():
             shutil.rmtree(course.autograded(student, name), ignore_errors=True)
             shutil.copytree(folder / student / name, course.autograded(student, name), symlinks=True)
+        record = graded_record(course.autograded(student, name))  # the record of the grading put back, or none
+        if (folder / student / record.name).is_file():
+            shutil.copy2(folder / student / record.name, record)
+        else:
+            record.unlink(missing_ok=True)
     return history.append(ledger, "revert", f"revert of entry {entry.id} ({entry.reason})", entry.grader,
                           history.changes(current, entry.snapshot), current)
 

@@ -3,13 +3,16 @@ independent `worker.autograde_one`: in this process (`InProcess`), on local work
 from it (`Pool`), or on a Dask cluster (`OnDask`). `choose` picks one.
 
 Every runner has the same two steps: `start()` readies the sandbox zygote its graders will use,
-before this process prepares (`worker.prepare`), and `run(jobs, root, unsandboxed)` yields each
-`Outcome` as it finishes. A runner's graders forked from this process start with what it prepared.
+before this process prepares (`worker.prepare`), and `run(jobs, root, unsandboxed, stop)` yields each
+`Outcome` as it finishes, and no job started after `stop` is set (`interruptible`: Ctrl-C sets it). A
+runner's graders forked from this process start with what it prepared.
 """
 from __future__ import annotations
 
 import gc
 import multiprocessing
+import signal
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -32,13 +35,36 @@ def frozen():
         gc.unfreeze()
 
 
+@contextmanager
+def interruptible():
+    """An event that SIGINT (Ctrl-C) sets, in place of raising KeyboardInterrupt, while the block
+    runs: the runners stop starting jobs and finish those in flight. A second Ctrl-C raises
+    KeyboardInterrupt at once. Workers forked in the block inherit the handler, so a Ctrl-C at the
+    terminal does not stop them mid-submission. Outside the main thread nothing is installed."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def interrupt(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 class Runner:
     """Autogrades jobs; `start` before this process prepares, then `run`."""
 
     def start(self) -> None:
         """Ready the sandbox for this runner's graders (none to ready here)."""
 
-    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
         raise NotImplementedError
 
 
@@ -52,8 +78,10 @@ class InProcess(Runner):
         if claim():  # the zygote the command line started early, if any
             adopt(0)
 
-    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
         for name, student in jobs:
+            if stop.is_set():
+                return
             yield autograde_one(root, name, student, unsandboxed=unsandboxed)
 
 
@@ -70,14 +98,18 @@ class Pool(Runner):
         prestart(self.workers)  # one zygote for the workers, starting while this process prepares
         claim()
 
-    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
         context = multiprocessing.get_context("fork")
         counter = context.Value("i", 0)
         with frozen(), ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=warm,
                                            initargs=(root, unsandboxed, counter)) as pool:
             futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
             for future in as_completed(futures):
-                yield future.result()
+                if not future.cancelled():
+                    yield future.result()
+                if stop.is_set():
+                    for waiting in futures:
+                        waiting.cancel()  # those not started; the ones in flight finish
 
 
 @dataclass(frozen=True)
@@ -88,7 +120,7 @@ class OnDask(Runner):
     address: str
     workers: int
 
-    def run(self, jobs: list[Job], root: str, unsandboxed: bool) -> Iterator[Outcome]:
+    def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
         from dask.distributed import Client
         from dask.distributed import as_completed as completed
 
@@ -97,7 +129,10 @@ class OnDask(Runner):
             futures = [client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
                        for name, student in jobs]
             for future in completed(futures):
-                yield future.result()
+                if future.status != "cancelled":
+                    yield future.result()
+                if stop.is_set():
+                    client.cancel([waiting for waiting in futures if waiting.status == "pending"])
 
     @contextmanager
     def _cluster(self):

@@ -72,7 +72,10 @@ def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
     worker adopts one of the zygotes its parent started, numbered by `counter`)."""
     from ..sandbox.zygote import adopt, zygote_channel
 
-    if counter is not None:
+    if counter is not None:  # a worker forked by this run: it dies with the run, so a killed run leaves no grader writing
+        from rnnkit.jail.process import _die_with_parent
+
+        _die_with_parent(os.getppid())
         with counter.get_lock():
             index, counter.value = counter.value, counter.value + 1
         adopt(index)

@@ -40,6 +40,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from ..coursedir import config, term
 from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.graded import GradedRecord, graded_record, grader_version
 from ..coursedir.layout import FailedAttempt, failed_attempt_record
 from ..coursedir.ledger import CARRIED, Ledger, changed_at, claimed_time
 from ..coursedir.penalties import naive_utc
@@ -261,12 +262,20 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
                 self.convert_single_notebook(notebook)
             self.set_permissions(assignment_id, student_id)
             self.run_post_convert_hook()
-            earlier.done()
+            receipt = self._receipt
+            earlier.done(record=GradedRecord(receipt.digest, receipt.attempt, self._grader_version(assignment_id)))
             return []
         except Refused as refusal:
             return refusal.reasons
         except UNREADABLE as error:
             return [label("admission.cannot_be_graded", cause=code_span(_cause(error)))]
+
+    def _grader_version(self, assignment_id: str) -> str:
+        """The grader's version of `assignment_id` (`coursedir.graded.grader_version`), once per run."""
+        versions = self.__dict__.setdefault("_versions", {})
+        if assignment_id not in versions:
+            versions[assignment_id] = grader_version(config.load(self.coursedir.root), [assignment_id])
+        return versions[assignment_id]
 
     def _refuse(self, assignment_id: str, student_id: str, reasons: list[str]) -> FailedAttempt:
         """Record and log one refused submission; its failed attempt."""
@@ -305,8 +314,8 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
         if created:
             ledger.created_by_grading(student_id)
-        receipt = ledger.receive(assignment_id, student_id, folder, source="submitted", received=changed_at(folder),
-                                 claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES))
+        receipt = self._receipt = ledger.receive(assignment_id, student_id, folder, source="submitted", received=changed_at(folder),
+                                                 claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES))
         allowed = term.rules(config.load(self.coursedir.root), assignment_id).attempts
         if allowed is not None and receipt.attempt > allowed:
             raise Refused([label("admission.over_attempts", attempt=str(receipt.attempt), allowed=str(allowed),
@@ -408,21 +417,38 @@ def _cause(error: BaseException) -> str:
 class _EarlierCopy:
     """A submission's graded folder (autograded/<student>/<assignment>) kept beside it while it is
     graded again: put back unless the new grading finished or was skipped (`done`), and its failed
-    `attempt`, where there is one, recorded (`layout.failed_attempt_record`) until a grading succeeds."""
+    `attempt`, where there is one, recorded (`layout.failed_attempt_record`) until a grading succeeds.
+
+    The record that the submission is graded (`coursedir.graded.graded_record`) is removed first and
+    written last, once the kept copy is gone: a run stopped at any point leaves either the new
+    grading with its record, or the earlier copy and no record (graded again by the next run)."""
+
+    #: In a kept folder: there was no graded folder before (a first grading), so none is put back.
+    NONE = ".none"
 
     def __init__(self, dest: Path):
         self.dest, self.kept = dest, dest.parent / f".{dest.name}.earlier"
-        self.finished, self.graded, self.attempt = False, False, None
-        if self.kept.is_dir():  # left by a run that was stopped: the earlier copy, unless a newer one was written
-            if self.dest.exists():
-                shutil.rmtree(self.kept)
-            else:
-                os.replace(self.kept, self.dest)
+        self.finished, self.graded, self.attempt, self.record = False, False, None, None
+        graded_record(dest).unlink(missing_ok=True)
+        if self.kept.is_dir():  # left by a run that was stopped before it finished: what was there before
+            self._put_back()
         if self.dest.is_dir():
             shutil.copytree(self.dest, self.kept, symlinks=True)
+        else:
+            self.kept.mkdir(parents=True)
+            (self.kept / self.NONE).touch()
 
-    def done(self, graded: bool = True) -> None:
-        self.finished, self.graded = True, graded
+    def _put_back(self) -> None:
+        """The graded folder as it was before this grading (none, for a first one)."""
+        if self.dest.exists():
+            shutil.rmtree(self.dest, ignore_errors=True)
+        if (self.kept / self.NONE).exists():
+            shutil.rmtree(self.kept)
+        else:
+            os.replace(self.kept, self.dest)
+
+    def done(self, graded: bool = True, record: GradedRecord | None = None) -> None:
+        self.finished, self.graded, self.record = True, graded, record
 
     def __enter__(self) -> "_EarlierCopy":
         return self
@@ -433,14 +459,13 @@ class _EarlierCopy:
             shutil.rmtree(self.kept, ignore_errors=True)
             if self.graded:
                 record.unlink(missing_ok=True)
+                if self.record is not None:
+                    self.record.write(graded_record(self.dest))
             return
-        if self.dest.exists():
-            shutil.rmtree(self.dest, ignore_errors=True)
         if self.kept.is_dir():
-            os.replace(self.kept, self.dest)
+            self._put_back()
         if self.attempt:
             self.attempt.write(record)
-
 
 
 def install() -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from ..coursedir import config, penalties, term
 from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.graded import grader_version
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from . import history
@@ -36,6 +37,6 @@ def grant(root: Path, student: str, assignment: str, until: str | None, reason: 
         penalties.write(gradebook, ledger, settings, student)
         gradebook.db.commit()
         moved = history.changes(before, history.Snapshot.take(gradebook, keys))
-    history.append(ledger, "extend" if when else "revoke", reason.strip(), history.grader_version(settings, settings.ASSIGNMENTS),
+    history.append(ledger, "extend" if when else "revoke", reason.strip(), grader_version(settings, settings.ASSIGNMENTS),
                    moved, before)
     return moved

@@ -7,35 +7,18 @@ extension. Two snapshots make the `Change`s (per check, before and after) of one
 appended to the ledger's history table (`autograder.coursedir.ledger.HISTORY`), never rewritten.
 `restore` writes a snapshot back, which is how a regrade is reverted.
 
-The grader's version is a digest of what makes a grade: each assignment's folder (its checks,
-references, catalogue and notebook) and the settings that change points, cases or penalties.
+Each entry names the grader's version (`autograder.coursedir.graded.grader_version`).
 """
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 
 from nbgrader.api import MissingEntry
 from sqlalchemy import insert, select
 
-from ..coursedir.config import ASSIGNMENT_FOLDERS
 from ..coursedir.ledger import HISTORY, Ledger, iso, now, parse
-from ..coursedir.settings import Settings
-
-
-def grader_version(settings: Settings, assignments: list[str]) -> str:
-    """A digest (16 hex digits) of the grader of `assignments`: their folders' files and the
-    settings that change a grade."""
-    digest = hashlib.sha256()
-    for name in sorted(assignments):
-        for path in sorted((ASSIGNMENT_FOLDERS / name).rglob("*")):
-            if path.is_file() and path.suffix in (".py", ".md"):
-                digest.update(f"{path.relative_to(ASSIGNMENT_FOLDERS)}\0".encode() + path.read_bytes())
-    wanted = {key: getattr(settings, key) for key in ("HIDDEN_CASES", "POINTS", "TERM", "LATE_DAYS", "TIMEZONE")}
-    digest.update(json.dumps(wanted, sort_keys=True, default=str).encode())
-    return digest.hexdigest()[:16]
 
 
 Key = tuple[str, str]  # (assignment, student)

@@ -3,6 +3,8 @@ for the same jobs, and only a failed attempt's record (`layout.FailedAttempt`), 
 whether admission refused a submission and whether another try may succeed."""
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from autograder.coursedir.layout import Course, FailedAttempt
@@ -30,7 +32,7 @@ def _by_job(outcomes) -> list[worker.Outcome]:
 def test_every_runner_gives_the_same_outcomes_for_the_same_jobs(runner, monkeypatch):
     monkeypatch.setattr(runners, "autograde_one", _graded)
     monkeypatch.setattr(runners, "warm", _warm)
-    assert _by_job(runner.run(JOBS, "/course", True)) == _by_job(_graded("/course", a, s, True) for a, s in JOBS)
+    assert _by_job(runner.run(JOBS, "/course", True, threading.Event())) == _by_job(_graded("/course", a, s, True) for a, s in JOBS)
 
 
 def test_choose_runs_one_worker_or_one_job_in_this_process():

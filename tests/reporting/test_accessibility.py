@@ -53,13 +53,9 @@ def _language(lang: str):
 
 def _write_pages(root: Path, kinds: dict, scratch: Path) -> dict[str, str]:
     """Write every page of `kinds` in the course at `root`, in its own language; kind -> path under the root."""
-    wanted: dict[str, list[str]] = {}
-    for page in kinds.values():
-        if page not in CLASS_PAGES and page[0] != "refused-hand-in":
-            wanted.setdefault(page[1], []).append(page[0])
+    students = sorted({page[0] for page in kinds.values() if page not in CLASS_PAGES and page[0] != "refused-hand-in"})
     with _language(""):
-        for assignment, students in wanted.items():
-            feedback(root, [assignment], students=students)
+        feedback(root, students=students)  # every assignment of theirs, in one nbgrader run
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook asks `alembic` for its version
             comment, _ = refusal_comment(scratch, REFUSED_NAMES)

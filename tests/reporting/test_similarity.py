@@ -17,8 +17,7 @@ from autograder.reporting.similarity import FLOOR, MIN_MATCHES, Flag, Pair, Simi
 from autograder.reporting.similarity_page import render
 
 from .. import similar
-from ..classroom import copy_class
-from ..conftest import ASSIGNMENTS
+from ..conftest import ASSIGNMENTS, make_course
 
 pytestmark = [pytest.mark.nbgrader, pytest.mark.skipif(similar.ASSIGNMENT not in ASSIGNMENTS,
                                                        reason=f"TEST_ASSIGNMENTS leaves out {similar.ASSIGNMENT}")]
@@ -55,8 +54,8 @@ def test_the_value_flag_finds_the_hard_coded_copy_and_nothing_else_in_the_class(
     assert len(data.graded(A)) > 100  # the whole class was looked at: corpus, mutants, hostile submissions
 
 
-def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class, tmp_path):
-    root = copy_class(graded_class.root, tmp_path / "course")
+def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class):
+    root = graded_class.root  # it writes only its own page and sheets
     done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
@@ -79,15 +78,11 @@ def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class
     assert "not a verdict" in page and "<mark>" in page and "<script" not in page.lower()
 
 
-def test_an_assignment_never_released_is_refused_with_one_line(graded_class, tmp_path):
-    root = copy_class(graded_class.root, tmp_path / "course")
-    release = Course(root).notebook(Course(root).release(A), A)
-    release.unlink()
-    for path in (root / "exports").glob(f"*-{A}.csv"):  # written by an earlier test in the shared class
-        path.unlink()
+def test_an_assignment_never_released_is_refused_with_one_line(tmp_path):
+    root = make_course(tmp_path / "course", [A])
     done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1 and "release" in done.stderr
-    assert not (root / "exports" / f"similarity-{A}.csv").exists()
+    assert not (root / "exports").exists() and not (root / "reports").exists()
 
 
 HOSTILE_ID = '<img src=x onerror=alert(1)>"'

@@ -51,6 +51,9 @@ FLAG_RTOL = 1e-4
 MIN_MATCHES = 2
 #: A notebook larger than this is not read (admission refuses far smaller ones).
 NOTEBOOK_BYTES = 16 * 1024 * 1024
+#: A student's code longer than this is not compared (listed as such): tokenising it would cost the
+#: class's run far more than any answer needs.
+CODE_CHARS = 200_000
 
 
 @dataclass(frozen=True)
@@ -198,7 +201,8 @@ def flags(data: ClassData, assignment: str) -> list[Flag]:
 @dataclass(frozen=True)
 class Similarity:
     """An assignment's similarity: the pairs above `FLOOR`, the value flags, the students compared,
-    and those with no code of their own (every line given or common)."""
+    those with no code of their own (every line given or common), and those whose code is longer
+    than `CODE_CHARS` (not compared)."""
 
     assignment: str
     pairs: list[Pair]
@@ -206,11 +210,14 @@ class Similarity:
     codes: dict[str, str]
     students: int
     no_code: tuple[str, ...]
+    too_long: tuple[str, ...] = ()
 
 
 def analyse(data: ClassData, assignment: str, codes: dict[str, str], given: str) -> Similarity:
     """The similarity of `codes` (student -> code as written) against the `given` release code, and
-    the value flags of the graded class `data`."""
-    prints = fingerprints(codes, given)
-    return Similarity(assignment, pairs(prints), flags(data, assignment), codes, len(codes),
-                      tuple(code.student for code in prints if not code.fingerprint.hashes))
+    the value flags of the graded class `data`; a code longer than `CODE_CHARS` is left out."""
+    too_long = tuple(sorted(student for student, text in codes.items() if len(text) > CODE_CHARS))
+    kept = {student: text for student, text in codes.items() if student not in too_long}
+    prints = fingerprints(kept, given)
+    return Similarity(assignment, pairs(prints), flags(data, assignment), kept, len(codes),
+                      tuple(code.student for code in prints if not code.fingerprint.hashes), too_long)

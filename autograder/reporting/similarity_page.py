@@ -18,7 +18,7 @@ from ..labels import label
 from .exports import _write_csv
 from .page_style import mono_stack
 from .report import _h, _people, _scroll, _style, _th
-from .similarity import FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells
+from .similarity import CODE_CHARS, FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells
 
 #: The most pairs the page lists (the CSV lists every pair from the floor on).
 LISTED = 500
@@ -124,6 +124,8 @@ def render(found: Similarity, course_id: str, generated: datetime | None = None)
         parts.append(f"<p>{_h('similarity.no_pairs', floor=f'{FLOOR:g}')}</p>")
     if found.no_code:
         parts.append(f"<p>{_h('similarity.no_code', students=_people(found.no_code))}</p>")
+    if found.too_long:
+        parts.append(f"<p>{_h('similarity.too_long', students=_people(found.too_long), chars=f'{CODE_CHARS:,}')}</p>")
     parts.append(f"<h2>{_h('similarity.flags')}</h2>")
     parts.append(f'<p class="note">{_h("similarity.flags_how")}</p>')
     if found.flags:

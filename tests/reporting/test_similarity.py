@@ -13,7 +13,9 @@ import pytest
 
 from autograder.coursedir.layout import Course
 from autograder.reporting import classdata
-from autograder.reporting.similarity import FLOOR, MIN_MATCHES, Flag, Pair, Similarity, code_cells, fingerprints, flags, pairs
+from autograder.reporting.classdata import ClassData
+from autograder.reporting.similarity import (CODE_CHARS, FLOOR, MIN_MATCHES, Flag, Pair, Similarity, analyse, code_cells,
+                                              fingerprints, flags, pairs)
 from autograder.reporting.similarity_page import render
 
 from .. import similar
@@ -97,3 +99,12 @@ def test_a_students_code_and_id_are_shown_as_written_never_as_markup():
     assert "<script" not in page and "<img" not in page and "<b>" not in page and "<course>" not in page
     assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_a_flood_of_code_is_left_out_and_named_and_the_rest_of_the_class_is_still_compared():
+    honest = "def f(xs):\n    total = 0\n    for x in xs:\n        total = total + x * x\n    return total / len(xs)\n"
+    codes = {"a": honest, "b": honest.replace("total", "acc"), "flood": "x = 1\n" * (CODE_CHARS // 6 + 1)}
+    found = analyse(ClassData.from_rows([]), "a1", codes, given="")
+    assert found.too_long == ("flood",) and found.students == 3 and "flood" not in found.codes
+    assert [(p.student_a, p.student_b) for p in found.pairs] == [("a", "b")]
+    assert "flood" in render(found, "c")

@@ -432,11 +432,14 @@ class _EarlierCopy:
         graded_record(dest).unlink(missing_ok=True)
         if self.kept.is_dir():  # left by a run that was stopped before it finished: what was there before
             self._put_back()
+        copying = self.kept.with_name(self.kept.name + ".copying")  # whole, or not there: renamed into place
+        shutil.rmtree(copying, ignore_errors=True)
         if self.dest.is_dir():
-            shutil.copytree(self.dest, self.kept, symlinks=True)
+            shutil.copytree(self.dest, copying, symlinks=True)
         else:
-            self.kept.mkdir(parents=True)
-            (self.kept / self.NONE).touch()
+            copying.mkdir(parents=True)
+            (copying / self.NONE).touch()
+        os.replace(copying, self.kept)
 
     def _put_back(self) -> None:
         """The graded folder as it was before this grading (none, for a first one)."""

@@ -42,7 +42,7 @@ NOISE, GUARANTEE = 25, 30
 COMMON, COMMON_AT_LEAST = 0.5, 10
 #: Pairs scoring at least `FLOOR` are listed in the CSV; those scoring at least `SHOWN` are shown
 #: side by side in the page (at most `SHOWN_PAIRS` of them, the highest first).
-FLOOR, SHOWN, SHOWN_PAIRS = 0.25, 0.5, 40
+FLOOR, SHOWN, SHOWN_PAIRS = 0.25, 0.5, 20
 #: How close a wrong value must be to another student's expected value to match it: a copied value
 #: typed with 5 significant digits still matches.
 FLAG_RTOL = 1e-4

@@ -21,7 +21,7 @@ from .report import _h, _people, _scroll, _style, _th
 from .similarity import CODE_CHARS, FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells
 
 #: The most pairs the page lists (the CSV lists every pair from the floor on).
-LISTED = 500
+LISTED = 200
 
 #: Extra CSS of the side-by-side view: two columns that stack on a narrow screen.
 SIDE_STYLE = """
@@ -116,7 +116,7 @@ def render(found: Similarity, course_id: str, generated: datetime | None = None)
         table = ("<table><thead><tr>" + _th("similarity.col.rank", True) + _th("similarity.col.student_a") + _th("similarity.col.student_b")
                  + _th("similarity.col.score", True) + _th("similarity.col.share_a", True) + _th("similarity.col.share_b", True)
                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-        parts += [f"<p>{_h('similarity.pairs_found', pairs=str(len(found.pairs)), floor=f'{FLOOR:g}', shown=f'{SHOWN:g}')}</p>",
+        parts += [f"<p>{_h('similarity.pairs_found', pairs=str(len(found.pairs)), floor=f'{FLOOR:g}', shown=f'{SHOWN:g}', most=str(SHOWN_PAIRS))}</p>",
                   _scroll(label("similarity.region.pairs", assignment=found.assignment), table)]
         if len(found.pairs) > LISTED:
             parts.append(f"<p>{_h('similarity.more_pairs', listed=str(LISTED), assignment=html.escape(found.assignment))}</p>")

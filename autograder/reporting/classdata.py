@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -257,14 +257,17 @@ def _text(value) -> str:
     return "" if value is None else str(value)
 
 
-def load(root: Path, students: list[str] | None = None) -> ClassData:
+def load(root: Path, students: list[str] | None = None, *, values_of: str | None = None) -> ClassData:
     """The class from the gradebook and the submission ledger of course root `root`, with the
     misconceptions the grader named and what became of every hand-in (`Submission.state`: a folder
     in submitted/ or a receipt in the ledger with nothing graded yet is RECEIVED, its student on the
     roster even where the gradebook does not know them yet).
 
     Assignments come in course_config.py order (then any other the gradebook knows); students,
-    submissions and graded cells are sorted. `students` limits the data to those student ids."""
+    submissions and graded cells are sorted. `students` limits the data to those student ids. The
+    hidden cases' expected and wrong values (`CaseOutcome.expected`, `got`) are kept for the
+    assignment `values_of` alone (`autograder.reporting.similarity` reads them), so that a large
+    class's data stays small."""
     from nbgrader.api import Gradebook
 
     course = Course(Path(root))
@@ -286,7 +289,7 @@ def load(root: Path, students: list[str] | None = None) -> ClassData:
             for student, (raw, penalty, timestamp) in _submissions(gradebook, assignment, wanted).items():
                 found[(name, student)] = (raw, penalty, timestamp, any(entry.given for entry in grades.get(student, [])))
             for student, entries in sorted(grades.items()):
-                data.rows += _rows(course, name, student, entries, [g for g, _ in data.questions[name]])
+                data.rows += _rows(course, name, student, entries, [g for g, _ in data.questions[name]], values=name == values_of)
     data.submissions = _standing(course, settings, db_url, data, found, wanted)
     roster = {s.id for s in data.students}
     data.students = sorted(data.students + [Student(s) for s in {s for (_, s) in data.submissions} - roster], key=lambda s: s.id)
@@ -429,9 +432,10 @@ def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[_G
     return grades
 
 
-def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], order: list[str]) -> list[Row]:
+def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], order: list[str], values: bool = False) -> list[Row]:
     """One student's graded cells of `assignment` (`grades` as `_grades` gives them), with the result
-    the grader stored in each graded notebook, in the `order` of grade ids."""
+    the grader stored in each graded notebook (its hidden cases' values only with `values`), in the
+    `order` of grade ids."""
     results = {}
     for notebook in {grade.notebook for grade in grades}:
         path = course.autograded(student, assignment) / f"{notebook}.ipynb"
@@ -440,7 +444,8 @@ def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], o
     for grade in grades:
         result = results[grade.notebook].get(grade.grade_id) or GradeResult(grade.grade_id, grade.score, grade.max_score)
         rows.append(Row(student, assignment, grade.grade_id, grade.score, grade.max_score, list(result.misconceptions),
-                        list(result.cases), grade.awaiting_ta, result.not_started, grade.by_ta))
+                        [case if values else replace(case, expected=None, got=None) for case in result.cases],
+                        grade.awaiting_ta, result.not_started, grade.by_ta))
     position = {g: i for i, g in enumerate(order)}
     return sorted(rows, key=lambda row: position.get(row.grade_id, len(position)))
 

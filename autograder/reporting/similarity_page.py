@@ -47,7 +47,7 @@ def write(root: Path, assignment: str, generated: datetime | None = None) -> tup
     release = course.notebook(course.release(assignment), assignment)
     if not release.is_file():
         raise NoRelease(label("similarity.no_release", assignment=assignment, path=str(release)))
-    data = load(course.root)
+    data = load(course.root, values_of=assignment)
     codes = {sub.student: code_cells(course.notebook(course.autograded(sub.student, assignment), assignment), written=True)
              for sub in data.graded(assignment)}
     found = analyse(data, assignment, codes, code_cells(release))

@@ -45,8 +45,9 @@ def test_every_planted_copy_ranks_above_every_independent_pair(graded_class):
 
 
 def test_the_value_flag_finds_the_hard_coded_copy_and_nothing_else_in_the_class(graded_class):
-    data = classdata.load(graded_class.root)
+    data = classdata.load(graded_class.root, values_of=A)
     found = flags(data, A)
+    assert not flags(classdata.load(graded_class.root), A)  # the values are read only where asked for
     label, _ = similar.hard_coded_value(graded_class.root)
     assert found and {(f.student, f.check, f.matches_student, f.other_case) for f in found} == {
         (similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM, label)}

@@ -17,6 +17,12 @@ root. Printed, all from this one run:
 - the same class on a local Dask cluster of 1 and of 2 workers;
 - the peak memory of a grading process.
 
+`--scale 64 1000` instead grades a mixed class of each size (honest, stub and mistaken submissions,
+and for ch12_bptt the hostile ones of `tests/hostile.py` besides) with the project alone, on the
+local pool and on a local Dask cluster, and prints for each its wall time, submissions per second and
+the peak resident memory of any one process of the command, and how they grow from the smallest size
+to the largest.
+
 Speed is measured here, never in the tests: they check only that every path grades the same.
 """
 from __future__ import annotations
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -121,14 +128,76 @@ def startup_profile(root: Path, assignment: str, workers: int) -> list[tuple[str
             for phase, code in PHASES.items()]
 
 
+#: The limits of a mixed class: the test class's (tests/classroom.py), with the course's hidden cases.
+SHORT = "\nCELL_TIMEOUT = 5\nCALL_TIMEOUT = 1\nSUBMISSION_TIMEOUT = 20\n"
+
+
+def mixed_root(folder: Path, name: str, assignment: str, students: int) -> Path:
+    """A fresh course with `students` submissions of `assignment`: one in ten the stub, three in ten a
+    catalogued mistake (in turn), the rest the reference; the hostile ones besides for ch12_bptt, under
+    short limits (`SHORT`: a loop costs seconds, not the course's two minutes per cell)."""
+    from tests import hostile
+
+    root = make_course(folder / name, [assignment])
+    with (root / "course_config.py").open("a") as handle:
+        handle.write(SHORT)
+    release(root, [assignment])
+    spec, notebook = get(assignment), root / "release" / assignment / f"{assignment}.ipynb"
+    mistakes = spec.mistakes()
+    for index in range(students):
+        kind = index % 10
+        made = None if kind == 0 else filled(notebook, spec, mistakes[index % len(mistakes)] if kind <= 3 else None)
+        write_submission(root, f"student{index:04d}", assignment, made)
+    if assignment == hostile.ASSIGNMENT:
+        hostile.write_all(root)
+    return root
+
+
+def measured(command: list[str], root: Path) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MiB, the largest of the command's processes: `os.wait4`)
+    of one whole command in the course root."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=root, env=nbgrader_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: some submissions refused (the hostile ones)
+        raise SystemExit(f"{' '.join(command)} failed in {root}")
+    return seconds, usage.ru_maxrss / 1024
+
+
+def scale(sizes: list[int], assignment: str, workers: str) -> None:
+    """The project alone on mixed classes of each size, on the pool and on a local Dask cluster."""
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for size in sizes:
+            for runner, extra in (("pool", ()), ("dask", ("--dask", "local"))):
+                root = mixed_root(Path(folder), f"{runner}-{size}", assignment, size)
+                count = len(list((root / "submitted").glob(f"*/{assignment}")))
+                seconds, peak = measured(project_command(assignment, "--workers", workers, *extra), root)
+                rows.append((size, count, runner, seconds, peak))
+                shutil.rmtree(root)
+    print(f"\nmixed classes of {assignment}, python -m autograder autograde, whole commands, one run, {workers} workers")
+    print(f"{'class':>6}  {'submissions':>11}  {'runner':<6}  {'wall':>8}  {'per second':>10}  {'peak memory':>11}")
+    for size, count, runner, seconds, peak in rows:
+        print(f"{size:>6}  {count:>11}  {runner:<6}  {seconds:>6.1f} s  {count / seconds:>10.2f}  {peak:>7.0f} MiB")
+    for runner in ("pool", "dask"):
+        mine = [row for row in rows if row[2] == runner]
+        if len(mine) > 1:
+            (_, small, _, t0, m0), (_, large, _, t1, m1) = mine[0], mine[-1]
+            print(f"{runner}: {large / small:.1f}x the submissions took {t1 / t0:.1f}x the time and {m1 / m0:.2f}x the peak memory")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--scale", type=int, nargs="+", default=None, help="mixed classes of these sizes, the project alone")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 16, 64])
     parser.add_argument("--assignment", default="ch12_bptt")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--dask-size", type=int, default=64, help="submissions graded on Dask with 1 and 2 workers")
     args = parser.parse_args()
     a, workers = args.assignment, str(args.workers)
+    if args.scale:
+        return scale(args.scale, a, workers)
     # byte-compiled, as `make venv` leaves the package (a machine with PYTHONDONTWRITEBYTECODE set never writes the cache itself)
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "autograder")], check=True, stdout=subprocess.DEVNULL)
     rows, stock_times, project_times = [], [], []

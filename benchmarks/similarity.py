@@ -14,7 +14,6 @@ in under a minute on 2 cores.
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import os
 import random
@@ -30,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from autograder.assignments import get  # noqa: E402
 from autograder.authoring.submissions import filled, write_submission  # noqa: E402
 from autograder.commands.course import BIN, nbgrader_env, release  # noqa: E402
-from tests import corpus, similar  # noqa: E402
+from tests import similar  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
 
 PYTHON = str(BIN / "python")
@@ -44,32 +43,14 @@ def notebook(root: Path, assignment: str, rng: random.Random):
     spec = get(assignment)
     made = filled(root / "release" / assignment / f"{assignment}.ipynb", spec,
                   rng.choice(spec.mistakes()) if rng.random() < 0.1 else None)
-    variants: dict[str, list[str]] = {}
-    for entry in corpus.entries([assignment]):
-        if entry.kind == "variant":
-            variants.setdefault(entry.function, []).append(entry.source)
-    cells = [c for c in made.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
-    for function, sources in variants.items():
-        choice = rng.randrange(len(sources) + 1)
-        cell = next((c for c in cells if function in corpus._defined(c.source)), None)
-        if choice and cell is not None:
-            cell.source = corpus.replace_definition(cell.source, function, sources[choice - 1])
-    return made
-
-
-def disguised(made):
-    """A copy of `made` with its local variables renamed and its comments dropped."""
-    for cell in made.cells:
-        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.source = ast.unparse(similar._Renamer().visit(ast.parse(cell.source)))
-    return made
+    return similar.answered(made, assignment, rng.randrange)
 
 
 def write_class(root: Path, assignment: str, students: int, seed: int = 1) -> None:
     rng = random.Random(seed)
     written = []
     for index in range(students):
-        made = disguised(copy.deepcopy(rng.choice(written))) if written and rng.random() < 0.1 else notebook(root, assignment, rng)
+        made = similar.disguised(copy.deepcopy(rng.choice(written))) if written and rng.random() < 0.1 else notebook(root, assignment, rng)
         written.append(copy.deepcopy(made))
         write_submission(root, f"student{index:03d}", assignment, made)
 

@@ -43,18 +43,31 @@ def _solution_cells(notebook) -> list:
     return [cell for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")]
 
 
-def independent(root: Path, index: int) -> nbformat.NotebookNode:
-    """The notebook of independent student `index` (1 for `INDEPENDENT[0]`)."""
-    notebook = filled(_release(root), get(ASSIGNMENT))
+def answered(notebook, assignment: str, choose) -> nbformat.NotebookNode:
+    """`notebook` (reference-filled) with each function that has corpus variants answered by
+    implementation `choose(n)` of its n + 1 (0: the reference, i: the i-th variant)."""
     variants: dict[str, list[str]] = {}
-    for entry in corpus.entries([ASSIGNMENT]):
+    for entry in corpus.entries([assignment]):
         if entry.kind == "variant":
             variants.setdefault(entry.function, []).append(entry.source)
     for function, sources in variants.items():
-        choice = index % (len(sources) + 1)
-        if choice:
-            cell = next(c for c in _solution_cells(notebook) if function in corpus._defined(c.source))
+        choice = choose(len(sources) + 1)
+        cell = next((c for c in _solution_cells(notebook) if function in corpus._defined(c.source)), None)
+        if choice and cell is not None:
             cell.source = corpus.replace_definition(cell.source, function, sources[choice - 1])
+    return notebook
+
+
+def independent(root: Path, index: int) -> nbformat.NotebookNode:
+    """The notebook of independent student `index` (1 for `INDEPENDENT[0]`): implementation `index`
+    modulo how many a function has."""
+    return answered(filled(_release(root), get(ASSIGNMENT)), ASSIGNMENT, lambda n: index % n)
+
+
+def disguised(notebook) -> nbformat.NotebookNode:
+    """`notebook` with the local variables of its solution cells renamed and their comments dropped."""
+    for cell in _solution_cells(notebook):
+        cell.source = ast.unparse(_Renamer().visit(ast.parse(cell.source)))
     return notebook
 
 
@@ -81,11 +94,7 @@ def _without_comments(source: str) -> str:
 
 def copies(root: Path) -> dict[str, nbformat.NotebookNode]:
     """The disguised copies of the first independent student (`COPIES`)."""
-    made = {}
-    renamed = independent(root, 1)
-    for cell in _solution_cells(renamed):
-        cell.source = ast.unparse(_Renamer().visit(ast.parse(cell.source)))
-    made["similar-copy-renamed"] = renamed
+    made = {"similar-copy-renamed": disguised(independent(root, 1))}
     merged = independent(root, 1)
     cells = _solution_cells(merged)
     for first, second in zip(cells[0::2], cells[1::2]):  # the later cell's functions first, in the earlier cell

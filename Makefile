@@ -10,7 +10,7 @@ COURSE := $(shell find autograder/assignments -type f \( -name '*.py' -o -name '
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test venv clean
+.PHONY: demo test test-scale venv clean
 
 $(STAMP): requirements.lock pyproject.toml $(KIT) $(COURSE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -27,7 +27,10 @@ demo: $(STAMP)
 	$(BIN)/python -m autograder demo
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q -n 2 --dist loadscope  # two workers; the tests of one graded class on one of them (tests/conftest.py)
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope -m "not scale"  # two workers; the tests of one graded class on one of them (tests/conftest.py)
+
+test-scale: $(STAMP)
+	$(BIN)/python -m pytest -q -m scale tests/test_scale.py  # a class of a few hundred: one by one, pool and Dask agree
 
 clean:
 	rm -rf $(VENV) demo-course .pytest_cache

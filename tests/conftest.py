@@ -18,6 +18,10 @@ from .browser import browser, browser_ready, context, instructor, served_class, 
 
 REPO = config.REPO_ROOT
 
+# Commands run by the tests in processes of their own (autograder.commands.warm), unless a test asks
+# for the warm process: tests/commands/test_warm.py, test_resume.py.
+os.environ.setdefault("AUTOGRADER_WARM", "0")
+
 
 def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
     """A course root in `folder` with the committed course files (course_config.py optionally

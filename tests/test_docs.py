@@ -47,7 +47,7 @@ RUN_BY = {
     r"^autograder kit\b": "tests/authoring/test_kit.py::test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built",
     r"^autograder tables\b": "tests/authoring/test_book.py::test_the_runner_prints_the_tables_and_writes_run_json",
     r"^(autograder|make) demo\b": "tests/commands/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",
-    r"^make (test|venv)$": CI,
+    r"^make (test|test-scale|venv)$": CI,
     r"^pytest\b": CI,
     r"^pip install .*rnn_course_kit-.*\.whl": "tests/authoring/test_kit.py::test_alone_the_kit_self_checks_the_released_notebook",
     r"^nbgrader autograde\b": "tests/commands/test_nbgrader_autograde.py::test_plain_nbgrader_autograde_gives_the_same_grades",

@@ -153,8 +153,8 @@ def test_the_check_sees_a_circle_and_a_lookup_where_there_is_one(tmp_path):
 
 
 #: The tests of the whole product, at the top of tests/: the contract through real nbgrader, the
-#: corpus of real students' styles, the documents and this file.
-WHOLE_PRODUCT = {"test_contract.py", "test_corpus.py", "test_docs.py", "test_structure.py"}
+#: corpus of real students' styles, a class of a few hundred, the documents and this file.
+WHOLE_PRODUCT = {"test_contract.py", "test_corpus.py", "test_scale.py", "test_docs.py", "test_structure.py"}
 
 
 def test_the_tests_mirror_the_package():

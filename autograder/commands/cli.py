@@ -30,6 +30,10 @@ def _names(args, root: Path) -> list[str]:
     return args.assignments or known
 
 
+#: The submissions of an autograde whose scores it prints (the rest are in the report and exports).
+SHOWN = 50
+
+
 def _autograde(args, root: Path) -> int:
     if not args.dask:
         from ..sandbox import session  # noqa: F401 (imports nbformat before the assignments fill the heap with SymPy objects)
@@ -56,10 +60,13 @@ def _autograde(args, root: Path) -> int:
             print(shown(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused)), file=sys.stderr)
         else:
             print(shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)), file=sys.stderr)
-    graded = {(o.student, o.assignment) for o in outcomes if o.ok}
-    rows = [row for row in classdata.collect(root) if (row.student, row.assignment) in graded]
+    graded = sorted({(o.student, o.assignment) for o in outcomes if o.ok})
+    shown = graded[:SHOWN]  # the class data of these alone: the command's memory does not grow with the class
+    rows = [row for row in classdata.load(root, sorted({s for s, _ in shown})).rows if (row.student, row.assignment) in set(shown)]
     if rows:
         print(report.score_table(rows))
+    if len(graded) > len(shown):
+        print(label("cli.more_graded", more=len(graded) - len(shown)))
     if outcomes:
         print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
                     seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))

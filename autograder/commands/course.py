@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from ..assignments import get
+from ..assignments import ALL, get
 from ..authoring import build
 from ..coursedir import config
 from ..coursedir.graded import grader_version, is_graded
@@ -22,6 +22,7 @@ from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..grading import attempts, runners
 from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
+from ..grading.worker import preload as worker_preload
 from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
 from ..labels import label
 
@@ -133,6 +134,12 @@ def isolation(unsandboxed: bool = False) -> str:
     from ..grading.execute import isolation_in_force
 
     return isolation_in_force(jail.available(), unsandboxed)
+
+
+def preload() -> None:
+    """What grading any of the package's assignments needs whatever the course (`worker.preload`),
+    computed in this process: the warm process's (`autograder.commands.warm`)."""
+    worker_preload(list(ALL.values()))
 
 
 def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[runners.Job]:

@@ -14,14 +14,18 @@ import multiprocessing
 import signal
 import threading
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
+from itertools import islice
 
 from .worker import Outcome, autograde_one, freeze, warm
 
 #: One submission to autograde: (assignment, student).
 Job = tuple[str, str]
+#: Submissions handed out ahead per worker: enough that none waits, few enough that a runner's
+#: memory does not grow with the class (the rest wait in the job list, two strings each).
+AHEAD = 2
 
 
 @contextmanager
@@ -103,13 +107,18 @@ class Pool(Runner):
         counter = context.Value("i", 0)
         with frozen(), ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=warm,
                                            initargs=(root, unsandboxed, counter)) as pool:
-            futures = [pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed) for name, student in jobs]
-            for future in as_completed(futures):
-                if not future.cancelled():
-                    yield future.result()
-                if stop.is_set():
-                    for waiting in futures:
-                        waiting.cancel()  # those not started; the ones in flight finish
+            queued = iter(jobs)
+            flight = {pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
+                      for name, student in islice(queued, AHEAD * self.workers)}
+            while flight:
+                done, flight = wait(flight, return_when=FIRST_COMPLETED)
+                yield from (future.result() for future in done if not future.cancelled())
+                if stop.is_set():  # the ones running finish; the rest never start
+                    for waiting in flight:
+                        waiting.cancel()
+                else:
+                    flight |= {pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
+                               for name, student in islice(queued, len(done))}
 
 
 @dataclass(frozen=True)
@@ -126,13 +135,17 @@ class OnDask(Runner):
 
         with self._cluster() as cluster, Client(cluster) as client:
             client.run(warm, root, unsandboxed)
-            futures = [client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
-                       for name, student in jobs]
-            for future in completed(futures):
+            queued = iter(jobs)
+            flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
+                                for name, student in islice(queued, AHEAD * len(client.scheduler_info()["workers"]))])
+            for future in flight:
                 if future.status != "cancelled":
                     yield future.result()
-                if stop.is_set():
-                    client.cancel([waiting for waiting in futures if waiting.status == "pending"])
+                if stop.is_set():  # the ones running finish; the rest never start
+                    client.cancel([waiting for waiting in list(flight.futures) if waiting.status == "pending"])
+                else:
+                    for name, student in islice(queued, 1):
+                        flight.add(client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False))
 
     @contextmanager
     def _cluster(self):

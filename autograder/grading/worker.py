@@ -87,9 +87,19 @@ def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
 def prepare(root: str, specs: list[Assignment]) -> None:
     """What every grader of the assignments `specs` in course root `root` would otherwise compute on
     its first submission of each: the figures of a reference released before figures were kept, or
-    whose source changed since (`autograder.grading.figures`), nbgrader's import, its gradebook's ORM
-    mappers and the notebook validators it compiles, the book cases' references, the mistakes'
-    namespaces and the checks each mistake changes."""
+    whose source changed since (`autograder.grading.figures`), and what `preload` computes."""
+    from . import execute
+
+    for spec in specs:
+        if figures.load(root, spec.name) is None and figures.source_notebook(root, spec.name).is_file():
+            execute.record_figures(Path(root), spec.name)
+    preload(specs)
+
+
+def preload(specs: list[Assignment]) -> None:
+    """What grading the assignments `specs` needs whatever the course: nbgrader's import, its
+    gradebook's ORM mappers and the notebook validators it compiles, the book cases' references, the
+    mistakes' namespaces and the checks each mistake changes (computed once per process)."""
     import nbformat
     import nbgrader.api  # noqa: F401
     import nbgrader.apps  # noqa: F401
@@ -98,9 +108,6 @@ def prepare(root: str, specs: list[Assignment]) -> None:
     from . import execute
     from .checks import public_cases
 
-    for spec in specs:
-        if figures.load(root, spec.name) is None and figures.source_notebook(root, spec.name).is_file():
-            execute.record_figures(Path(root), spec.name)
     sqlalchemy.orm.configure_mappers()
     blank = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
     for relax in (False, True):

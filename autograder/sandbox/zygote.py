@@ -208,6 +208,37 @@ def prestart(workers: int) -> None:
     atexit.register(_SHARED[0].close)
 
 
+def hand_off() -> Zygote | None:
+    """In a process that forked a child to take the zygote `prestart` started (unclaimed): close
+    this process's ends of its channels, so that it ends with the child, and forget it here; the
+    caller removes its scratch folder once it has ended (`cleared`)."""
+    if not _SHARED or _SHARED[0].claimed:
+        return None
+    given = _SHARED.pop()
+    atexit.unregister(given.close)
+    for channel in given.channels:
+        channel.control.close()
+    return given
+
+
+def forget() -> None:
+    """In a process forked from one that keeps the zygote `prestart` started for another: close
+    this process's copies of its channels and leave it to its owner."""
+    if _SHARED and _SHARED[0].owner != os.getpid():
+        for channel in _SHARED.pop().channels:
+            channel.control.close()
+
+
+def cleared(given: Zygote) -> bool:
+    """Whether a zygote given away (`hand_off`) has ended; its font list kept and scratch folder
+    removed when it has."""
+    if given.process.poll() is None:
+        return False
+    _keep_font_list(given.scratch / "mpl")
+    shutil.rmtree(given.scratch, ignore_errors=True)
+    return True
+
+
 def claim() -> bool:
     """Mark the zygote `prestart` started as taken by the workers about to adopt its channels; False
     when there is none waiting."""

@@ -46,13 +46,19 @@ def handed_in(tmp_path_factory) -> Path:
     return root
 
 
+def _env() -> dict[str, str]:
+    """The commands' environment: answered by a warm process (autograder.commands.warm) after the
+    first, so that a kill or a Ctrl-C reaches a command that runs in one."""
+    return {**nbgrader_env(), "AUTOGRADER_WARM": "60"}
+
+
 def _start(root: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=nbgrader_env(),
+    return subprocess.Popen([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=_env(),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
 def _run(root: Path, *extra: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=nbgrader_env(),
+    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=_env(),
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout

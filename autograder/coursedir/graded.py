@@ -68,6 +68,14 @@ class GradedRecord:
             return None
 
 
+def stopped(course, assignment: str, student: str) -> bool:
+    """Whether a grading of the submission `submitted/<student>/<assignment>` of `course` stopped
+    before it finished (its earlier graded folder still kept beside the graded one): its gradebook
+    rows may hold part of the new grading; the next autograde puts the folder back and grades it."""
+    dest = course.autograded(student, assignment)
+    return (dest.parent / f".{dest.name}.earlier").exists()
+
+
 def is_graded(course, assignment: str, student: str, grader: str) -> bool:
     """Whether the submission `submitted/<student>/<assignment>` of `course` (a `layout.Course`) was
     graded whole, as it is now, by the grader of version `grader`: its record names the digest of
@@ -80,7 +88,7 @@ def is_graded(course, assignment: str, student: str, grader: str) -> bool:
     record = GradedRecord.read(graded_record(dest))
     if record is None or record.grader != grader or failed_attempt_record(dest).exists():
         return False
-    if not course.notebook(dest, assignment).is_file() or (dest.parent / f".{dest.name}.earlier").exists():
+    if not course.notebook(dest, assignment).is_file() or stopped(course, assignment, student):
         return False
     try:
         return digest(handed_in(course.submitted(student, assignment))) == record.digest

@@ -84,10 +84,9 @@ class Mistake:
         """The reference solution module with this mistake's cell run in it (built once). Functions
         that keep memory in mutable defaults are put back pristine on every call of this method,
         so a mistake's output never depends on what ran before (a regrade draws the same cases)."""
-        namespace = _namespace(self)
-        for name, fn in namespace.items():
-            if inspect.isfunction(fn) and any(isinstance(v, (dict, list, set)) for v in (fn.__defaults__ or ())):
-                namespace[name] = pristine(fn)
+        namespace, remembering = _namespace(self)
+        for name, fn in remembering:
+            namespace[name] = pristine(fn)
         return namespace
 
 
@@ -140,8 +139,11 @@ def submission(template: Path, source: str, name: str = "submission") -> dict:
 
 
 @lru_cache(maxsize=None)
-def _namespace(entry: Mistake) -> dict:
-    return submission(entry.template, entry.source(), f"mutant_{entry.assignment}_{entry.id}")
+def _namespace(entry: Mistake) -> tuple[dict, tuple[tuple[str, Callable], ...]]:
+    """The mistake's namespace, and its functions that keep memory in mutable defaults (as built)."""
+    namespace = submission(entry.template, entry.source(), f"mutant_{entry.assignment}_{entry.id}")
+    return namespace, tuple((name, fn) for name, fn in namespace.items()
+                            if inspect.isfunction(fn) and any(isinstance(v, (dict, list, set)) for v in (fn.__defaults__ or ())))
 
 
 @lru_cache(maxsize=None)

@@ -74,6 +74,12 @@ def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
     return [(c, True, check.expected(c)) for c in check.public()]
 
 
+@lru_cache(maxsize=None)
+def _public_keys(check: Check) -> frozenset[str]:
+    """The inputs and the answers of the check's public cases (`inputs_key`, `value_key`)."""
+    return frozenset(key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected)))
+
+
 def value_key(value: Any) -> str:
     """A value by what it holds, whatever holds it (arrays and lists, tuples, Fractions and floats
     alike), to tell a draw that repeats a public case's inputs or answer."""
@@ -118,7 +124,7 @@ def hidden_draws(spec: Assignment, check: Check, attempt: Attempt, count: int, m
         return []
     rng = random.Random(attempt.seed(spec.name, check.name))
     entries = spec.for_check(check.name)
-    public = {key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))}
+    public = _public_keys(check)
     drawers = [(branch.name, branch.draw, branch.holds) for branch in unshown_branches(check) if branch.draw]
     drawers += [("", check.draw, None)] * max(0, count - len(drawers))
     draws = []

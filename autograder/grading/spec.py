@@ -9,6 +9,7 @@ import copy
 import inspect
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from types import ModuleType
 from typing import Any, Callable
@@ -74,7 +75,7 @@ class Check:
         answers in 11.8/12.8), whose points belong to a written answer graded by hand."""
         return self.draw is not None
 
-    @property
+    @cached_property
     def params(self) -> tuple[str, ...]:
         """The names of the function's parameters (the reference has its signature), to show a
         hidden case's inputs by name."""

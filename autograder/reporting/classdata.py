@@ -24,6 +24,7 @@ import nbformat
 
 from ..coursedir import config
 from ..coursedir.gradebook import awaiting_ta
+from ..coursedir.graded import stopped
 from ..coursedir.layout import Course, FailedAttempt
 from ..grading.result import CaseOutcome, GradeResult
 
@@ -344,7 +345,8 @@ def _standing(course: Course, settings, db_url: str, data: ClassData, found: dic
               wanted: set[str] | None) -> dict[tuple[str, str], Submission]:
     """(assignment, student) -> what became of every hand-in of the `wanted` students: the gradebook's
     submissions (`found`: raw score, penalty, timestamp, whether any grade is given), the ledger's
-    receipts and recorded scores, the folders in submitted/ and the records of failed autogrades;
+    receipts and recorded scores, the folders in submitted/ and the records of failed autogrades (a
+    grading stopped before it finished, `graded.stopped`, is not graded: RECEIVED until the next run);
     the grade that counts by the term's rules, and its lateness."""
     from ..coursedir import penalties, term
     from ..coursedir.ledger import Ledger
@@ -368,7 +370,7 @@ def _standing(course: Course, settings, db_url: str, data: ClassData, found: dic
         latest = mine[-1] if mine else None
         current = next((r.attempt for r in reversed(mine) if r.attempt in scores), None)  # the attempt the gradebook holds
         raw, penalty, timestamp, marked = found.get(key, (0.0, 0.0, "", False))
-        graded = key in found and (marked or current is not None)
+        graded = key in found and (marked or current is not None) and not stopped(course, assignment, student)
         failure = failures.get(key)
         state = REFUSED if failure is not None and failure.refused else GRADED if graded else RECEIVED
         attempt, days, used = current, 0, 0

@@ -265,20 +265,26 @@ def unchanged_arguments(fn, given: tuple[tuple, dict], passed: tuple[tuple, dict
     """Hold a call to leaving its arguments as they were: `given` is the case's arguments (untouched),
     `passed` the copies the function received. Raises ContractBroken naming the first argument it
     changed (by its parameter name where the signature gives one) and how."""
+    (args, kwargs), (got_args, got_kwargs) = given, passed
+    pairs = [(index, a, b) for index, (a, b) in enumerate(zip(args, got_args))]
+    pairs += [(key, kwargs[key], got_kwargs.get(key)) for key in kwargs]
+    for key, before, after in pairs:
+        try:
+            if difference(before, after, "") is None:
+                continue
+        except RecursionError:
+            continue
+        name = key if isinstance(key, str) else _parameter(fn, key)  # named only where one changed
+        raise ContractBroken("contract.changed_argument", argument=name, how=difference(before, after, name))
+
+
+def _parameter(fn, index: int) -> str:
+    """The name of positional argument `index` of `fn`, where its signature gives one."""
     try:
         names = list(inspect.signature(fn).parameters)
     except (TypeError, ValueError):
         names = []
-    (args, kwargs), (got_args, got_kwargs) = given, passed
-    pairs = [(names[i] if i < len(names) else f"argument {i + 1}", a, b) for i, (a, b) in enumerate(zip(args, got_args))]
-    pairs += [(key, kwargs[key], got_kwargs.get(key)) for key in kwargs]
-    for name, before, after in pairs:
-        try:
-            how = difference(before, after, name)
-        except RecursionError:
-            how = None
-        if how:
-            raise ContractBroken("contract.changed_argument", argument=name, how=how)
+    return names[index] if index < len(names) else f"argument {index + 1}"
 
 
 def call_plain(fn, args: tuple, kwargs: dict) -> Any:

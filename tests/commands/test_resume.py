@@ -133,6 +133,13 @@ def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grade
     out = _run(root, "--redo", "--student", "reference")
     assert "autograded 1 of 1" in out and "skipped" not in out
     assert _grades(root) == expected
+    # stopped while grading (its earlier graded folder still kept beside it): not graded until graded again
+    graded = Course(root).autograded("reference", A)
+    shutil.copytree(graded, graded.parent / f".{A}.earlier", symlinks=True)
+    assert classdata.load(root).submissions[(A, "reference")].state == classdata.RECEIVED
+    out = _run(root)
+    assert "skipped 3 of 4" in out and "autograded 1 of 1" in out
+    assert _grades(root) == expected
     # a hand-in whose bytes changed, then a grader whose settings changed, is graded again, and nothing else
     notebook = Course(root).notebook(Course(root).submitted("stub", A), A)
     notebook.write_text(notebook.read_text(encoding="utf-8").replace('"cells": [', '"cells": [ ', 1), encoding="utf-8")

@@ -18,9 +18,9 @@ from .browser import browser, browser_ready, context, instructor, served_class, 
 
 REPO = config.REPO_ROOT
 
-# Commands run by the tests in processes of their own (autograder.commands.warm), unless a test asks
-# for the warm process: tests/commands/test_warm.py, test_resume.py.
-os.environ.setdefault("AUTOGRADER_WARM", "0")
+# The tests' commands answered by a warm process, as an instructor's are (autograder.commands.warm),
+# which ends two minutes after the run; tests/commands/test_warm.py holds it to a process of its own.
+os.environ.setdefault("AUTOGRADER_WARM", "120")
 
 
 def make_course(folder: Path, assignments: list[str] | None = None) -> Path:

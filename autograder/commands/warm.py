@@ -197,6 +197,7 @@ def serve(code: str) -> None:
             if handed is not None:
                 given.append(handed)
             zygote.prestart(_CHANNELS)
+            zygote.ready()  # before the next command is taken: it finds the zygote up
 
 
 #: The variables the warm process's imports set (a command's own process sets them as it imports).
@@ -221,6 +222,7 @@ def _warm_up() -> None:
 
     course.preload()
     zygote.prestart(_CHANNELS)
+    zygote.ready()
     gc.collect()
     gc.freeze()
 

@@ -221,6 +221,17 @@ def hand_off() -> Zygote | None:
     return given
 
 
+def ready() -> None:
+    """Wait until the zygote `prestart` started greets each of its channels (a process forked
+    after this finds it up); one that does not come up is closed, and `prestart` starts another."""
+    if _SHARED and not _SHARED[0].claimed:
+        try:
+            for channel in _SHARED[0].channels:
+                channel.isolation  # noqa: B018 - its greeting read, and kept for whoever forks from here
+        except (OSError, RuntimeError, ValueError):
+            _SHARED.pop().close()
+
+
 def forget() -> None:
     """In a process forked from one that keeps the zygote `prestart` started for another: close
     this process's copies of its channels and leave it to its owner."""

@@ -49,7 +49,7 @@ def handed_in(tmp_path_factory) -> Path:
 def _env() -> dict[str, str]:
     """The commands' environment: answered by a warm process (autograder.commands.warm) after the
     first, so that a kill or a Ctrl-C reaches a command that runs in one."""
-    return {**nbgrader_env(), "AUTOGRADER_WARM": "60"}
+    return {**nbgrader_env(), "AUTOGRADER_WARM": "120"}
 
 
 def _start(root: Path, *extra: str) -> subprocess.Popen:

@@ -61,12 +61,12 @@ def _autograde(args, root: Path) -> int:
         else:
             print(shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)), file=sys.stderr)
     graded = sorted({(o.student, o.assignment) for o in outcomes if o.ok})
-    shown = graded[:SHOWN]  # the class data of these alone: the command's memory does not grow with the class
-    rows = [row for row in classdata.load(root, sorted({s for s, _ in shown})).rows if (row.student, row.assignment) in set(shown)]
+    listed = set(graded[:SHOWN])  # the class data of these alone: the command's memory does not grow with the class
+    rows = [row for row in classdata.load(root, sorted({s for s, _ in listed})).rows if (row.student, row.assignment) in listed] if listed else []
     if rows:
         print(report.score_table(rows))
-    if len(graded) > len(shown):
-        print(label("cli.more_graded", more=len(graded) - len(shown)))
+    if len(graded) > len(listed):
+        print(label("cli.more_graded", more=len(graded) - len(listed)))
     if outcomes:
         print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
                     seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))

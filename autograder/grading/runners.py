@@ -137,7 +137,7 @@ class OnDask(Runner):
             client.run(warm, root, unsandboxed)
             queued = iter(jobs)
             flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
-                                for name, student in islice(queued, AHEAD * len(client.scheduler_info()["workers"]))])
+                                for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))])
             for future in flight:
                 if future.status != "cancelled":
                     yield future.result()

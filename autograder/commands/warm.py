@@ -185,10 +185,13 @@ def serve(code: str) -> None:
         grading = bool(_GRADING & set(request["argv"]))
         pid = os.fork()
         if pid == 0:
-            listener.close()
-            if not grading:
-                zygote.forget()
-            _child(connection, request, fds)  # never returns
+            try:
+                listener.close()
+                if not grading:
+                    zygote.forget()
+                _child(connection, request, fds)  # ends the process
+            finally:
+                os._exit(1)  # whatever went wrong, the child never goes on as a warm process
         for fd in fds:
             os.close(fd)
         connection.close()
@@ -240,8 +243,16 @@ def _request(connection: socket.socket) -> tuple[dict, list[int]]:
         for fd in fds:
             os.close(fd)
         raise ValueError("a request without its terminal")
-    request = json.loads(message)
-    if not (isinstance(request.get("argv"), list) and isinstance(request.get("cwd"), str) and isinstance(request.get("env"), dict)):
+    try:
+        request = json.loads(message)
+    except ValueError:
+        request = None
+    strings = lambda values: all(isinstance(value, str) for value in values)  # noqa: E731
+    if not (isinstance(request, dict) and isinstance(request.get("argv"), list) and strings(request["argv"])
+            and isinstance(request.get("cwd"), str) and isinstance(request.get("env"), dict)
+            and strings(request["env"]) and strings(request["env"].values())):
+        for fd in fds:
+            os.close(fd)
         raise ValueError("a malformed request")
     return request, fds
 

@@ -149,3 +149,23 @@ def test_an_autograde_prints_the_scores_of_so_many_and_says_how_many_more(course
     out = capsys.readouterr().out
     assert "mistaken" in out and "reference  " not in out, out
     assert "... and 1 more graded submissions" in out and "autograded 2 of 2" in out, out
+
+
+@pytest.mark.parametrize("message", [b"not json", b'["report"]', b'{"argv": [["report"]], "cwd": "/", "env": {}}',
+                                     b'{"argv": ["report"], "cwd": "/", "env": {"A": 1}}', b'{"argv": ["report"]}'])
+def test_a_malformed_request_is_refused_and_its_descriptors_closed(message):
+    """A request the warm process cannot read whole (not JSON, not strings, a part missing) is
+    refused with ValueError before anything forks, and the terminal it carried is closed."""
+    name = b"\0autograder-warm-test-malformed-" + str(os.getpid()).encode()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener, \
+            socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
+        listener.bind(name)
+        listener.listen(1)
+        client.connect(name)
+        socket.send_fds(client, [message], [0, 1, 2])
+        connection, _ = listener.accept()
+        with connection:
+            before = len(os.listdir("/proc/self/fd"))
+            with pytest.raises(ValueError, match="malformed"):
+                warm._request(connection)  # receives the three descriptors, and closes them
+            assert len(os.listdir("/proc/self/fd")) == before

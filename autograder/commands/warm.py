@@ -109,6 +109,7 @@ def forwarded(argv: list[str]) -> int | None:
         client.close()
         return None  # it went away before taking the command: run it here
     if not pid:
+        client.close()
         return None
     for number in _PASSED:
         signal.signal(number, lambda signum, frame: _pass_on(pid, signum))
@@ -235,26 +236,32 @@ def _request(connection: socket.socket) -> tuple[dict, list[int]]:
     uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
     connection.settimeout(5)
     message, fds, _, _ = socket.recv_fds(connection, _REQUEST, 3)
-    if uid != os.getuid():
-        for fd in fds:
-            os.close(fd)
-        raise ValueError(f"a request from uid {uid}")
-    if len(fds) != 3:
-        for fd in fds:
-            os.close(fd)
-        raise ValueError("a request without its terminal")
     try:
         request = json.loads(message)
     except ValueError:
         request = None
-    strings = lambda values: all(isinstance(value, str) for value in values)  # noqa: E731
-    if not (isinstance(request, dict) and isinstance(request.get("argv"), list) and strings(request["argv"])
-            and isinstance(request.get("cwd"), str) and isinstance(request.get("env"), dict)
-            and strings(request["env"]) and strings(request["env"].values())):
+    refused = ""
+    if uid != os.getuid():
+        refused = f"a request from uid {uid}"
+    elif len(fds) != 3:
+        refused = "a request without its terminal"
+    elif not _well_formed(request):
+        refused = "a malformed request"
+    if refused:
         for fd in fds:
             os.close(fd)
-        raise ValueError("a malformed request")
+        raise ValueError(refused)
     return request, fds
+
+
+def _well_formed(request) -> bool:
+    """Whether a request holds its arguments, folder and environment, all strings."""
+    def strings(values) -> bool:
+        return all(isinstance(value, str) for value in values)
+
+    return (isinstance(request, dict) and isinstance(request.get("argv"), list) and strings(request["argv"])
+            and isinstance(request.get("cwd"), str) and isinstance(request.get("env"), dict)
+            and strings(request["env"]) and strings(request["env"].values()))
 
 
 def _reap() -> None:

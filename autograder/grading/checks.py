@@ -7,6 +7,7 @@ public half: the cases' comparison, the report and the self-check.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import random
 import warnings
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 from rnnkit import messages
-from rnnkit.checking import Case, Report, run_cases
+from rnnkit.checking import Case, Report, Rules, run_cases
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS
 
@@ -56,8 +57,14 @@ def fails_public_cases(spec: Assignment, name: str, functions: Functions, timeou
     other = functions(name, check.call)
     if not callable(other):
         return False
-    report = run_cases(spec.name, name, other, public_cases(check), check.rules, timeout=timeout)
+    report = run_cases(spec.name, name, other, public_cases(check), called_here(check.rules, other), timeout=timeout)
     return report.passed < len(report.results)
+
+
+def called_here(rules: Rules, fn: Callable) -> Rules:
+    """A check's `rules` as `fn` is called here: a function that calls itself the check's way (one in
+    the sandbox: `RemoteFunction.holds_call`) is called plainly."""
+    return dataclasses.replace(rules, call="plain") if getattr(fn, "holds_call", False) else rules
 
 
 def public_cases(check: Check, *, labelled: bool = True) -> list[tuple[Case, bool, Any]]:
@@ -210,7 +217,7 @@ def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attem
         got[case.label] = value
         return diagnose(spec, check, value, case, wrong)
 
-    report = run_cases(spec.name, check.name, fn, cases, check.rules, points=points, timeout=timeout,
+    report = run_cases(spec.name, check.name, fn, cases, called_here(check.rules, fn), points=points, timeout=timeout,
                        diagnose=diagnosed, probes=check.probes, params=check.params)
     traces = {draw.case.label: CaseOutcome(draw.case.label, False, False, drawn=drawn(draw, check.params), expected=stored(draw.expected),
                                            got=stored(got[draw.case.label]) if draw.case.label in got else None) for draw in draws}

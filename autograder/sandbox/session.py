@@ -134,29 +134,21 @@ class Session:
         self.output_left -= size
         return outputs
 
-    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, copies: bool = False) -> codec.Decoded:
-        """One call of the student's function `name` (held to "returns copies" where `copies`): its
-        result, decoded once; raises StudentFailure, BudgetSpent or RunnerDied. A check's arguments
-        that the codec cannot carry are a bug of the check: CodecError."""
+    def call(self, name: str, args: tuple, kwargs: dict, timeout: float, way: str = "plain") -> codec.Decoded:
+        """The student's function `name` called the check's way (`way`, a name of `rnnkit.helpers.CALLS`),
+        in the runner: its result, decoded once; raises StudentFailure, BudgetSpent or RunnerDied. A
+        check's arguments that the codec cannot carry are a bug of the check: CodecError."""
         runner = self._runner()
         timeout = self._limit(timeout)
         message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
-                   "copies": copies}
+                   "call": way}
         return self._ask(runner, message, timeout + GRACE, lambda reply: call_result(reply, timeout))
 
-    def pristine(self, name: str) -> str:
-        """The handle of a copy of `name` with pristine default values, made in the runner."""
-        handle = self._ask(self._runner(), {"op": "pristine", "name": name}, 10 + GRACE).get("handle")
-        if not isinstance(handle, str):
-            raise RunnerDied("no handle")
-        return handle
-
     def function(self, name: str, timeout: float | None = None, call: str = "plain") -> "RemoteFunction":
-        """The student's function `name`, called in the runner, each call within `timeout` seconds
-        (default CALL_TIMEOUT); `call` is the check's way of calling it (`rnnkit.helpers.CALLS`), of
-        which the runner itself holds a call to "returning copies" (only there are the arrays it was
-        given, and its result's memory, to be seen)."""
-        return RemoteFunction(self, name, self.limits.CALL_TIMEOUT if timeout is None else timeout, copies=call == "returning_copies")
+        """The student's function `name`, called in the runner the check's way (`call`, a name of
+        `rnnkit.helpers.CALLS`: the runner makes the calls a way takes, within `timeout` seconds in
+        all, default CALL_TIMEOUT, as the self-check does)."""
+        return RemoteFunction(self, name, self.limits.CALL_TIMEOUT if timeout is None else timeout, call)
 
     def close(self) -> None:
         if self.runner is not None:
@@ -209,35 +201,29 @@ def remove_tree(path: Path) -> None:
 
 
 class RemoteFunction:
-    """A student's function as the grader sees it: calls go to the runner, values come back decoded
-    once (`codec.Decoded`, which `codec.plain` takes as it is).
+    """A student's function as the grader sees it: each call goes to the runner, which calls it the
+    check's way (`way`: `holds_call`), and its value comes back decoded once (`codec.Decoded`, which
+    `codec.plain` takes as it is).
 
     Once a call has killed the runner (or outlived its time limit by GRACE), every later call of the
     same check fails at once with the same message, so a function that ignores its time limit costs
     one limit per check, not one per case.
     """
 
-    def __init__(self, session: Session, name: str, timeout: float, handle: str | None = None, origin: "RemoteFunction | None" = None,
-                 copies: bool = False):
-        self.session, self.name, self.timeout, self.handle, self.copies = session, name, timeout, handle, copies
-        self.origin = origin or self
+    #: The runner calls it the check's way (twice, after a warm-up, ...): the grader calls it plainly.
+    holds_call = True
+
+    def __init__(self, session: Session, name: str, timeout: float, way: str = "plain"):
+        self.session, self.name, self.timeout, self.way = session, name, timeout, way
         self.died = False
 
-    def _guard(self, request: Callable[[], Any]) -> Any:
-        if self.origin.died:
+    def __call__(self, *args, **kwargs) -> Any:
+        if self.died:
             raise StudentFailure("check.runner_died", name=self.name)
         try:
-            return request()
+            return self.session.call(self.name, args, kwargs, self.timeout, self.way)
         except BudgetSpent as spent:
             raise StudentFailure("check.budget_spent", name=self.name, **spent.fields) from None
         except RunnerDied:
-            self.origin.died = True
+            self.died = True
             raise StudentFailure("check.runner_died", name=self.name) from None
-
-    def __call__(self, *args, **kwargs) -> Any:
-        return self._guard(lambda: self.session.call(self.handle or self.name, args, kwargs, self.timeout, self.copies))
-
-    def pristine(self) -> "RemoteFunction":
-        """A copy with pristine default values, made in the runner (see `rnnkit.helpers.pristine`)."""
-        handle = self._guard(lambda: self.session.pristine(self.handle or self.name))
-        return RemoteFunction(self.session, self.name, self.timeout, handle, self.origin, self.copies)

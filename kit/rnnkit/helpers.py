@@ -166,10 +166,7 @@ def _pristine(value):
 
 def pristine(fn):
     """A copy of a plain function with pristine default values, so that memory kept in a mutable
-    default starts empty for every case, whatever ran before (a regrade gives the same result).
-    An object with its own `pristine()` (a function in the sandbox) makes its own copy."""
-    if hasattr(type(fn), "pristine") and not isinstance(fn, types.FunctionType):
-        return fn.pristine()
+    default starts empty for every case, whatever ran before (a regrade gives the same result)."""
     if not isinstance(fn, types.FunctionType):
         return fn
     defaults = tuple(_pristine(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__

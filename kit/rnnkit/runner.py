@@ -10,10 +10,11 @@ one) and, speaking that language (`rnnkit.messages.speaking`), serves the grader
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it (a
   figure whose key the spawn request listed in `figures` comes as a marker: `rnnkit.figures`);
-* `{"op": "call", "name", "args", "kwargs", "timeout", "copies"}` -> `{"value"}` or `{"failure", "fields"}`:
-  one call of a function the student's cells defined, arguments and result in `codec` data (with
-  `copies`, held to "returns copies": `rnnkit.helpers.call_returning_copies`);
-* `{"op": "pristine", "name"}` -> `{"handle"}`: a copy of a function with pristine default values.
+* `{"op": "call", "name", "args", "kwargs", "timeout", "call"}` -> `{"value"}` or `{"failure", "fields"}`:
+  a function the student's cells defined, called the check's way (`call`, a name of
+  `rnnkit.helpers.CALLS`: twice from pristine defaults, after a warm-up run, held to "returns copies",
+  or plainly) within `timeout` seconds in all, as the self-check calls it; arguments and result in
+  `codec` data.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
 When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`).
@@ -30,7 +31,6 @@ import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
-from typing import Any  # noqa: E402
 
 import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 import matplotlib.pyplot  # noqa: E402,F401
@@ -38,16 +38,18 @@ import matplotlib.pyplot  # noqa: E402,F401
 from . import codec, figures, jail, messages, wire  # noqa: E402
 from .cells import CellRunner, preload  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
-from .helpers import pristine  # noqa: E402
+from .helpers import CALLS  # noqa: E402
 
 
 def _failure(message_id: str, **fields) -> dict:
     return {"failure": message_id, "fields": {k: v if isinstance(v, (int, float)) else str(v) for k, v in fields.items()}}
 
 
-def _call(cells: CellRunner, handles: dict, message: dict) -> dict:
-    name = wire.field(message, "name", str, "")
-    target = handles.get(name) if name in handles else cells.namespace.get(name)
+def _call(cells: CellRunner, message: dict) -> dict:
+    name, way = wire.field(message, "name", str, ""), wire.field(message, "call", str, "plain")
+    target = cells.namespace.get(name)
+    if way not in CALLS:
+        return _failure("check.crashed", error="ValueError", detail=f"no way of calling named {way!r}")
     if not callable(target):
         return _failure("check.not_defined", name=name)
     try:
@@ -56,8 +58,7 @@ def _call(cells: CellRunner, handles: dict, message: dict) -> dict:
     except codec.CodecError as error:
         return _failure("check.crashed", error="CodecError", detail=str(error))
     try:
-        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10),
-                             call="returning_copies" if wire.field(message, "copies", bool, False) else "plain")
+        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10), call=way)
     except StudentFailure as failure:
         return _failure(failure.message_id, **failure.fields)
     try:
@@ -70,7 +71,6 @@ def _call(cells: CellRunner, handles: dict, message: dict) -> dict:
 
 def serve(sock: socket.socket, cells: CellRunner) -> None:
     """Answer the grader until it says `exit` or closes the socket."""
-    handles: dict[str, Any] = {}
     while True:
         try:
             message = wire.receive(sock)
@@ -80,13 +80,7 @@ def serve(sock: socket.socket, cells: CellRunner) -> None:
         if op == "run_cell":
             reply = {"outputs": cells.run(wire.field(message, "source", str, ""))}
         elif op == "call":
-            reply = _call(cells, handles, message)
-        elif op == "pristine":
-            name = wire.field(message, "name", str, "")
-            target = handles.get(name) if name in handles else cells.namespace.get(name)
-            handle = f"pristine-{len(handles) + 1}"
-            handles[handle] = pristine(target)
-            reply = {"handle": handle}
+            reply = _call(cells, message)
         elif op == "exit":
             return
         else:

@@ -3,16 +3,19 @@ exercises 11.7.1-11.7.3).
 
 Each grading function has the signature of the student function it grades and accepts the
 student's float64 arrays: every float is turned into the exact rational it stores (the course's
-weights are dyadic, so nothing is lost), the arithmetic is exact, and `exp` stays symbolic until the
+weights are dyadic, so nothing is lost), the arithmetic is exact (the recurrence in SymPy's field of
+rationals QQ, `exact_model`; the results as SymPy numbers), and `exp` stays symbolic until the
 comparison evaluates it to 30 digits. The probabilities are derived as 1 / sum_j exp(z_j - z_i)
 and choices by comparing logits, not by the solution's shift-and-normalise code.
 """
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import sympy as sp
+from sympy.polys.domains import QQ
 
 from ...coursedir.data import exact, sequence
 from ...grading.symbolic import decimal_text
@@ -80,19 +83,43 @@ def choose(probs, candidates):
     return candidates[next(i for i, s in enumerate(scores) if s == best)]
 
 
-def _relu_row(m: sp.Matrix) -> sp.Matrix:
-    return m.applyfunc(_relu_entry)
+def _qq(value) -> Any:
+    """One number as an element of SymPy's field of rationals QQ (its arithmetic without the symbolic
+    layer: the engine runs a hundred steps per model of exercise 11.7.1)."""
+    return QQ.from_sympy(q(value))
 
 
-def _step(x: sp.Matrix, h: sp.Matrix, W_x: sp.Matrix, W_h: sp.Matrix, b_h: sp.Matrix) -> sp.Matrix:
-    """ReLU(x W_x + h W_h + b_h) on rows, entry by entry (the same exact sums as the matrix products,
-    without their overhead: exercise 11.7.1 runs this a hundred times per model)."""
-    return sp.Matrix(1, b_h.cols, [_relu_entry(sp.Add(*(x[i] * W_x[i, j] for i in range(x.cols)), *(h[i] * W_h[i, j] for i in range(h.cols)), b_h[j]))
-                                   for j in range(b_h.cols)])
+def _sympy(values) -> list[sp.Expr]:
+    """A vector of QQ elements as SymPy numbers."""
+    return [QQ.to_sympy(v) for v in values]
+
+
+def _qq_vector(values) -> list:
+    """A vector as a list of QQ elements."""
+    return [_qq(v) for v in np.asarray(values, dtype=object).ravel()]
+
+
+def _qq_matrix(values) -> list[list]:
+    """A matrix as rows of QQ elements."""
+    return [[_qq(v) for v in r] for r in np.asarray(values, dtype=object)]
+
+
+def _affine(x: list, W: list[list], b: list) -> list:
+    """x W + b for a row vector x (QQ elements)."""
+    return [sum((x[i] * W[i][j] for i in range(len(x))), b[j]) for j in range(len(b))]
+
+
+def _relu_qq(v: list) -> list:
+    return [x if x > 0 else QQ.zero for x in v]
+
+
+def _step(x: list, h: list, m: dict) -> list:
+    """ReLU(x W_x + h W_h + b_h) of the exact model `m` (`exact_model`)."""
+    return _relu_qq(_affine(h, m["W_h"], _affine(x, m["W_x"], m["b_h"])))
 
 
 def rnn_step(x, h_prev, W_x, W_h, b_h):
-    return out(_step(row(x), row(h_prev), matrix(W_x), matrix(W_h), row(b_h)))
+    return out(_sympy(_step(_qq_vector(x), _qq_vector(h_prev), {"W_x": _qq_matrix(W_x), "W_h": _qq_matrix(W_h), "b_h": _qq_vector(b_h)})))
 
 
 def output_logits(h, W_y, b_y):
@@ -100,63 +127,73 @@ def output_logits(h, W_y, b_y):
 
 
 def exact_model(model: dict) -> dict:
-    """The numeric parts of a model dict as exact SymPy matrices (vectors as rows)."""
-    exact_ = {key: matrix(model[key]) for key in ("embeddings", "W_x", "W_h", "W_y")}
-    exact_.update({key: row(model[key]) for key in ("b_h", "b_y")})
+    """The numeric parts of a model dict in QQ: matrices as rows, vectors as lists."""
+    exact_ = {key: _qq_matrix(model[key]) for key in ("embeddings", "W_x", "W_h", "W_y")}
+    exact_.update({key: _qq_vector(model[key]) for key in ("b_h", "b_y")})
     if "window_baseline" in model:
-        exact_["window_W"] = matrix(model["window_baseline"]["W"])
-        exact_["window_b"] = row(model["window_baseline"]["b"])
+        exact_["window_W"] = _qq_matrix(model["window_baseline"]["W"])
+        exact_["window_b"] = _qq_vector(model["window_baseline"]["b"])
     return exact_
 
 
-def states(token_ids, model: dict, *, reset_each_token: bool = False) -> list[sp.Matrix]:
-    """h_1..h_T from h_0 = 0 (with `reset_each_token`, every read starts again from 0: exercise 11.7.3)."""
-    m = exact_model(model)
-    zero = sp.zeros(1, m["b_h"].cols)
+def _states(token_ids, m: dict, *, reset_each_token: bool = False) -> list[list]:
+    """h_1..h_T (QQ) of the exact model `m` from h_0 = 0 (with `reset_each_token`, every read starts again from 0)."""
+    zero = [QQ.zero] * len(m["b_h"])
     h, found = zero, []
     for token in token_ids:
-        h = _step(m["embeddings"].row(int(token)), zero if reset_each_token else h, m["W_x"], m["W_h"], m["b_h"])
+        h = _step(m["embeddings"][int(token)], zero if reset_each_token else h, m)
         found.append(h)
     return found
+
+
+def states(token_ids, model: dict, *, reset_each_token: bool = False) -> list[list[sp.Expr]]:
+    """h_1..h_T from h_0 = 0 (with `reset_each_token`, every read starts again from 0: exercise 11.7.3)."""
+    return [_sympy(h) for h in _states(token_ids, exact_model(model), reset_each_token=reset_each_token)]
+
+
+def _logits(h: list, m: dict) -> list:
+    return _affine(h, m["W_y"], m["b_y"])
 
 
 def run_rnn(token_ids, model):
     m = exact_model(model)
     result = []
-    for h in states(token_ids, model):
-        logits = h * m["W_y"] + m["b_y"]
-        result.append({"h": out(h), "logits": out(logits), "probs": softmax(logits)})
+    for h in _states(token_ids, m):
+        logits = _sympy(_logits(h, m))
+        result.append({"h": out(_sympy(h)), "logits": out(logits), "probs": softmax(logits)})
     return result
+
+
+def _window_hidden(first: int, second: int, m: dict) -> list:
+    """The window baseline's hidden layer on the embeddings of two tokens (section 11.3)."""
+    return _relu_qq(_affine(m["embeddings"][int(first)] + m["embeddings"][int(second)], m["window_W"], m["window_b"]))
 
 
 def window_logits(token_ids, model):
     m = exact_model(model)
-    window = m["embeddings"].row(int(token_ids[-2])).row_join(m["embeddings"].row(int(token_ids[-1])))
-    hidden = _relu_row(window * m["window_W"] + m["window_b"])
-    return out(hidden * m["W_y"] + m["b_y"])
+    return out(_sympy(_logits(_window_hidden(token_ids[-2], token_ids[-1], m), m)))
 
 
-def filler_logits(model: dict, fillers: int) -> sp.Matrix:
+def filler_logits(model: dict, fillers: int) -> list[sp.Expr]:
     """The final logits of `blue`, `fillers` x `filler`, `key`, `is` (exercise 11.7.1)."""
     ids = model["vocabulary"]
-    tokens = [ids["blue"], *[ids["filler"]] * fillers, ids["key"], ids["is"]]
     m = exact_model(model)
-    return states(tokens, model)[-1] * m["W_y"] + m["b_y"]
+    return _sympy(_logits(_states([ids["blue"], *[ids["filler"]] * fillers, ids["key"], ids["is"]], m)[-1], m))
 
 
 def min_fillers_to_flip(model):
     """The smallest count whose final logits put the first candidate at least level with the rest."""
     ids = model["vocabulary"]
     m = exact_model(model)
-    h = _step(m["embeddings"].row(ids["blue"]), sp.zeros(1, m["b_h"].cols), m["W_x"], m["W_h"], m["b_h"])
+    h = _step(m["embeddings"][ids["blue"]], [QQ.zero] * len(m["b_h"]), m)
     for fillers in range(MAX_FILLERS + 1):
         final = h
         for token in ("key", "is"):
-            final = _step(m["embeddings"].row(ids[token]), final, m["W_x"], m["W_h"], m["b_h"])
-        logits = list(final * m["W_y"] + m["b_y"])
+            final = _step(m["embeddings"][ids[token]], final, m)
+        logits = _logits(final, m)
         if logits[0] >= max(logits):
             return fillers
-        h = _step(m["embeddings"].row(ids["filler"]), h, m["W_x"], m["W_h"], m["b_h"])
+        h = _step(m["embeddings"][ids["filler"]], h, m)
     return None
 
 
@@ -180,12 +217,12 @@ def book_model() -> dict:
 def _summary(token_ids, model: dict) -> dict:
     """States, logits, probabilities and the choice index of one run (exact)."""
     m = exact_model(model)
-    hs = states(token_ids, model)
-    logits = [h * m["W_y"] + m["b_y"] for h in hs]
+    hs = _states(token_ids, m)
+    logits = [_sympy(_logits(h, m)) for h in hs]
     probs = [list(softmax(z)) for z in logits]
-    final = list(logits[-1])
+    final = logits[-1]
     choice = next(i for i, z in enumerate(final) if z == max(final))
-    return {"h": [list(h) for h in hs], "logits": [list(z) for z in logits], "probs": probs, "choice": choice}
+    return {"h": [_sympy(h) for h in hs], "logits": logits, "probs": probs, "choice": choice}
 
 
 def ex_11_7_1(model):
@@ -259,7 +296,7 @@ def book_values() -> dict:
 
     m = exact_model(model)
     short_window = list(window_logits(inputs["short_blue"], model))
-    window_hidden = _relu_row(m["embeddings"].row(ids["key"]).row_join(m["embeddings"].row(ids["is"])) * m["window_W"] + m["window_b"])
+    window_hidden = _sympy(_window_hidden(ids["key"], ids["is"], m))
     long_red, long_blue = _summary(inputs["long_red"], model), _summary(inputs["long_blue"], model)
     values.update({
         "section-11.3/window/hidden": list(window_hidden),
@@ -295,10 +332,10 @@ def book_values() -> dict:
         "exercise-11.7.2/choice": model["candidates"].index(changed["choice"]),
     })
 
-    reset = states(inputs["short_red"], model, reset_each_token=True)[-1]
-    reset_logits = list(reset * m["W_y"] + m["b_y"])
+    reset = _states(inputs["short_red"], m, reset_each_token=True)[-1]
+    reset_logits = _sympy(_logits(reset, m))
     values.update({
-        "exercise-11.7.3/final-h-reset-each-token": list(reset),
+        "exercise-11.7.3/final-h-reset-each-token": _sympy(reset),
         "exercise-11.7.3/logits-reset-each-token": reset_logits,
         "exercise-11.7.3/choice-reset-each-token": reset_logits.index(max(reset_logits)),
     })

@@ -47,11 +47,6 @@ def row(values) -> sp.Matrix:
     return sp.Matrix([[q(v) for v in np.asarray(values, dtype=object).ravel()]])
 
 
-def matrix(values) -> sp.Matrix:
-    """A matrix as an exact SymPy matrix."""
-    return sp.Matrix([[q(v) for v in r] for r in np.asarray(values, dtype=object)])
-
-
 def out(vector) -> np.ndarray:
     """A row matrix or a list as a 1-D object array of SymPy numbers (what the checks compare)."""
     values = list(vector)
@@ -123,7 +118,7 @@ def rnn_step(x, h_prev, W_x, W_h, b_h):
 
 
 def output_logits(h, W_y, b_y):
-    return out(row(h) * matrix(W_y) + row(b_y))
+    return out(_sympy(_affine(_qq_vector(h), _qq_matrix(W_y), _qq_vector(b_y))))
 
 
 def exact_model(model: dict) -> dict:

@@ -210,14 +210,13 @@ def book_model() -> dict:
 
 
 def _summary(token_ids, model: dict) -> dict:
-    """States, logits, probabilities and the choice index of one run (exact)."""
+    """States, logits and the choice index of one run (exact)."""
     m = exact_model(model)
     hs = _states(token_ids, m)
     logits = [_sympy(_logits(h, m)) for h in hs]
-    probs = [list(softmax(z)) for z in logits]
     final = logits[-1]
     choice = next(i for i, z in enumerate(final) if z == max(final))
-    return {"h": [_sympy(h) for h in hs], "logits": logits, "probs": probs, "choice": choice}
+    return {"h": [_sympy(h) for h in hs], "logits": logits, "choice": choice}
 
 
 def ex_11_7_1(model):
@@ -268,24 +267,25 @@ def book_values() -> dict:
         values[f"table-11.1/{token}/embedding"] = list(model["embeddings"][index])
 
     red, blue = _summary(inputs["short_red"], model), _summary(inputs["short_blue"], model)
+    red_probs = [list(softmax(z)) for z in red["logits"]]
     old = [[sp.Integer(0)] * 2, *red["h"][:-1]]
     for t in range(3):
         values[f"table-11.2/step-{t + 1}/old-h"] = old[t]
         values[f"table-11.2/step-{t + 1}/new-h"] = red["h"][t]
         prefix = f"table-11.3/step-{t + 1}/"
-        values[prefix + "h"], values[prefix + "logits"], values[prefix + "probs"] = red["h"][t], red["logits"][t], red["probs"][t]
-        values[prefix + "p-red"] = red["probs"][t][0]
+        values[prefix + "h"], values[prefix + "logits"], values[prefix + "probs"] = red["h"][t], red["logits"][t], red_probs[t]
+        values[prefix + "p-red"] = red_probs[t][0]
         values[f"example-11.2/step-{t + 1}/h"] = blue["h"][t]
 
     values.update({
         "example-11.1/h3": red["h"][-1],
         "example-11.1/z3": red["logits"][-1],
         "example-11.1/exp-z3-red": sp.exp(red["logits"][-1][0]),
-        "example-11.1/p-red": red["probs"][-1][0],
-        "example-11.1/p-blue": red["probs"][-1][1],
+        "example-11.1/p-red": red_probs[-1][0],
+        "example-11.1/p-blue": red_probs[-1][1],
         "example-11.1/choice": red["choice"],
         "example-11.2/logits": blue["logits"][-1],
-        "example-11.2/p-blue": blue["probs"][-1][1],
+        "example-11.2/p-blue": softmax(blue["logits"][-1])[1],
         "example-11.2/choice": blue["choice"],
     })
 
@@ -305,7 +305,7 @@ def book_values() -> dict:
         values[f"table-11.4/{colour}/window-logits"] = list(window_logits(tokens, model))
         values[f"table-11.4/{colour}/final-h"] = run["h"][-1]
         values[f"table-11.4/{colour}/rnn-logits"] = run["logits"][-1]
-        values[f"table-11.4/{colour}/p-red"] = run["probs"][-1][0]
+        values[f"table-11.4/{colour}/p-red"] = softmax(run["logits"][-1])[0]
         values[f"table-11.4/{colour}/choice"] = run["choice"]
 
     answer = ex_11_7_1(model)

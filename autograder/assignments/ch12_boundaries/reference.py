@@ -4,9 +4,9 @@ rules, the third text's masked loss, exercises 12.7.3 and 12.7.6).
 Each function has the signature of the student function it grades, and is derived from the rule as
 stated rather than from the solution's loop:
 
-* truncated BPTT: the training loss is written as a SymPy expression in the weight, in which the state
+* truncated BPTT: the training loss is written as a polynomial in the weight (SymPy's ring over QQ), in which the state
   at each segment boundary is the *number* it has in the forward pass (a constant: that is what
-  "detach" means); the gradient is its symbolic derivative. Full BPTT is the same with one segment.
+  "detach" means); the gradient is its exact derivative. Full BPTT is the same with one segment.
 * tanh RNN states: the step's float64 weights are taken exactly (every float is a dyadic rational)
   and the recursion is evaluated in SymPy's arbitrary-precision arithmetic (mpmath, 40 digits) - the
   checks compare at 30 digits. Streams are run as one concatenated sequence and then split; entity
@@ -21,6 +21,8 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 import sympy as sp
+from sympy import QQ
+from sympy.polys.rings import ring
 
 from ...grading.symbolic import to_sympy
 
@@ -147,38 +149,40 @@ def _forward(xs, w, h0) -> list:
     return states
 
 
-def _training_loss(xs, targets, k, h0, states, gens, weight) -> sp.Poly:
-    """The loss that truncated BPTT differentiates, as a polynomial in the weight symbols `gens`
-    (`weight(t)` is the symbol of the use of w at step t).
+def _training_loss(xs, targets, k, h0, states, gens, weight) -> tuple:
+    """The loss that truncated BPTT differentiates, as a polynomial over QQ in the weight symbols
+    `gens`: (its ring's generators, the polynomial). `weight(generators, t)` is the generator of the
+    use of w at step t.
 
     Within a segment the state is rebuilt from the weights; the state entering a segment is the
     number it has in the forward pass, so no derivative flows through it."""
-    expr = sp.Poly(0, *gens, domain="QQ")
+    polynomials, *generators = ring(gens, QQ)
+    exact = QQ.from_sympy
+    loss = polynomials.zero
     for start in range(0, len(xs), k):
-        h = sp.Poly(h0 if start == 0 else states[start - 1], *gens, domain="QQ")
+        h = polynomials(exact(h0 if start == 0 else states[start - 1]))
         for t in range(start, min(start + k, len(xs))):
-            h = sp.Poly(weight(t), *gens, domain="QQ") * h + xs[t]
+            h = weight(generators, t) * h + exact(xs[t])
             if t + 1 in targets:
-                expr += (h - targets[t + 1]) ** 2 / 2
-    return expr
+                loss += (h - exact(targets[t + 1])) ** 2 / 2
+    return generators, loss
 
 
 def truncated_bptt_scalar(xs, w, targets, k, h0=0):
     xs, w, targets, h0 = _exact_inputs(xs, w, targets, h0)
     states = _forward(xs, w, h0)
     loss = sum(((states[t - 1] - y) ** 2 / 2 for t, y in targets.items()), sp.Integer(0))
-    grad = _training_loss(xs, targets, int(k), h0, states, (w_,), lambda t: w_).diff(w_).eval(w)
-    return {"states": states, "loss": loss, "grad": sp.Rational(grad)}
+    (weight,), polynomial = _training_loss(xs, targets, int(k), h0, states, (w_,), lambda generators, t: generators[0])
+    return {"states": states, "loss": loss, "grad": QQ.to_sympy(polynomial.diff(weight).evaluate(weight, QQ.from_sympy(w)))}
 
 
 def contributions(xs, w, targets, k, h0=0) -> list:
     """The contribution of each use of w (one symbol per step), with segments of k."""
     xs, w, targets, h0 = _exact_inputs(xs, w, targets, h0)
     states = _forward(xs, w, h0)
-    uses = sp.symbols(f"w1:{len(xs) + 1}")
-    expr = _training_loss(xs, targets, int(k), h0, states, uses, lambda t: uses[t]).as_expr()
-    at = {u: w for u in uses}
-    return [sp.diff(expr, u).subs(at) for u in uses]
+    uses, polynomial = _training_loss(xs, targets, int(k), h0, states, sp.symbols(f"w1:{len(xs) + 1}"), lambda generators, t: generators[t])
+    at = [(use, QQ.from_sympy(w)) for use in uses]
+    return [QQ.to_sympy(polynomial.diff(use).evaluate(at)) for use in uses]
 
 
 def dL_dh(xs, w, targets, k=None, h0=0) -> list:

@@ -269,8 +269,8 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     (`accepted`).
 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
-    the ones the report names); each probe gets a safe `run(case)` of the function and the case, and
-    returns None or the sentence of the broken rule. A stub fails every case with one message.
+    the ones the report names); each probe gets a safe `run(case)` of the function (on the case itself,
+    a copy of the value just graded) and the case, and returns None or the sentence of the broken rule. A stub fails every case with one message.
     `params` names the function's parameters, to show a hidden case's inputs by name. A value of
     float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
     right or wrong; a wrong value's relation to the expected one is told only where it is no
@@ -313,7 +313,8 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             else:
                 results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
             continue
-        broken = next(filter(None, (_probe(probe, run, case) for probe in probes)), None)
+        graded = lambda c, got=got: copy.deepcopy(got) if c is case else run(c)  # noqa: E731  (the case's own value: graded already)
+        broken = next(filter(None, (_probe(probe, graded, case) for probe in probes)), None)
         results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown() if broken else ())))
         found.append(None)
     for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():

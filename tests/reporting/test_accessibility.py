@@ -19,7 +19,7 @@ from autograder.coursedir.layout import Course
 from autograder.reporting import classdata, report, similarity_page
 
 from .. import hostile
-from ..browser import LOAD_MS, SETTLE_MS, axe_violations, login, overflow_at, unreached_by_tab
+from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, login, overflow_at, unreached_by_tab
 from ..browser import browser_test
 from ..conftest import ASSIGNMENTS
 from ..intake.test_escape import feedback_html, refusal_comment
@@ -123,6 +123,23 @@ def _check(context, server, path: str, lang: str) -> None:
         assert overflow_at(page) <= 0
     finally:
         page.close()
+
+
+#: A page that breaks WCAG rules (no language, an image without a text alternative, faint text) and
+#: every rule of BEST_PRACTICE (no h1, a heading level skipped, no main landmark, text outside landmarks).
+BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body>
+<h2>Results</h2><h4>Details</h4><p style="color: #bbbbbb; background: #ffffff">faint text</p>
+<img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40"></body></html>"""
+
+
+def test_the_axe_run_finds_the_wcag_and_best_practice_rules_a_page_breaks(context):
+    page = context.new_page()
+    try:
+        page.set_content(BROKEN)
+        found = {line.split(" ", 1)[0] for line in axe_violations(page)}
+    finally:
+        page.close()
+    assert {"html-has-lang", "image-alt", "color-contrast", *BEST_PRACTICE} <= found, found
 
 
 @pytest.mark.parametrize("kind", PAGES)

@@ -20,9 +20,8 @@ from ..coursedir import config
 from ..coursedir.graded import grader_version, is_graded
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
-from ..grading import attempts, runners
+from ..grading import attempts, runners, worker
 from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
-from ..grading.worker import preload as worker_preload
 from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
 from ..labels import label
 
@@ -139,7 +138,7 @@ def isolation(unsandboxed: bool = False) -> str:
 def preload() -> None:
     """What grading any of the package's assignments needs whatever the course (`worker.preload`),
     computed in this process: the warm process's (`autograder.commands.warm`)."""
-    worker_preload(list(ALL.values()))
+    worker.preload(list(ALL.values()))
 
 
 def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[runners.Job]:

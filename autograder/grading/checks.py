@@ -23,7 +23,7 @@ from rnnkit.helpers import CALLS
 
 from . import catalogue
 from .attempts import Attempt
-from .result import CaseOutcome, stored
+from .result import Trace, stored
 from .spec import Assignment, Check
 
 
@@ -204,8 +204,8 @@ def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hid
 
 
 def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,
-                 functions: Functions | None = None) -> tuple[Report, dict[str, CaseOutcome]]:
-    """`grade`, and by hidden case label what the result keeps of it (`CaseOutcome`: `drawn`, the
+                 functions: Functions | None = None) -> tuple[Report, dict[str, Trace]]:
+    """`grade`, and by hidden case label what the result keeps of it (`result.Trace`: `drawn`, the
     expected value and, where it was a wrong value, the student's, both `result.stored`)."""
     draws = hidden_draws(spec, check, attempt, hidden)
     cases = public_cases(check) + [(draw.case, False, draw.expected) for draw in draws]
@@ -219,6 +219,6 @@ def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attem
 
     report = run_cases(spec.name, check.name, fn, cases, called_here(check.rules, fn), points=points, timeout=timeout,
                        diagnose=diagnosed, probes=check.probes, params=check.params)
-    traces = {draw.case.label: CaseOutcome(draw.case.label, False, False, drawn=drawn(draw, check.params), expected=stored(draw.expected),
-                                           got=stored(got[draw.case.label]) if draw.case.label in got else None) for draw in draws}
+    traces = {draw.case.label: Trace(drawn(draw, check.params), stored(draw.expected), stored(got[draw.case.label]) if draw.case.label in got else None)
+              for draw in draws}
     return report, traces

@@ -84,6 +84,17 @@ class CaseOutcome:
 
 
 @dataclass(frozen=True)
+class Trace:
+    """What grading keeps of one hidden case besides its verdict: what was drawn (`drawn`), the
+    expected value and the student's value (both `stored`; `got` None where the student's was not
+    kept), by case label (`autograder.grading.checks.grade_traced`)."""
+
+    drawn: dict[str, float | str]
+    expected: Any
+    got: Any = None
+
+
+@dataclass(frozen=True)
 class HiddenFailure:
     """The first wrong hidden case the cell shows: its label, its inputs as the cell shows them, and
     the sentence of its expected value (the feedback adds it below the inputs where the course
@@ -109,9 +120,9 @@ class GradeResult:
     hidden_failure: HiddenFailure | None = None
 
     @classmethod
-    def of(cls, report: Report, points: float, traces: Mapping[str, CaseOutcome] | None = None) -> GradeResult:
-        """The result of one graded check; `traces` holds, by case label, a hidden case's `drawn`,
-        `expected` and `got` (`autograder.grading.checks.grade_traced`)."""
+    def of(cls, report: Report, points: float, traces: Mapping[str, Trace] | None = None) -> GradeResult:
+        """The result of one graded check; `traces` holds each hidden case's `Trace` by its label (the
+        student's value is kept only where it was wrong)."""
         first = report.first_hidden_failure
         traces = traces or {}
 

@@ -59,7 +59,7 @@ def _cell(value):
     return value
 
 
-def _write_csv(path: Path, header: list[str], rows) -> Path:
+def write_csv(path: Path, header: list[str], rows) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(header)
@@ -116,7 +116,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                        sub.days_late if sub else 0, sub.late_days_used if sub else 0, *map(_points, scores),
                        _points(awaiting(assignment, student.id)), _points(data.max_scores[assignment]), sub.failed if sub else ""]
 
-    grades = _write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
+    grades = write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
                                                      "email", "submitted", "state", "attempt", "attempts", "days_late",
                                                      "late_days_used", "raw_score", "late_submission_penalty", "final_score",
                                                      "points_awaiting_ta", "max_score", "reason"), long_rows())
@@ -135,7 +135,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                    *(_points(sub.raw_score) if sub else "" for sub in subs), *(_points(sub.penalty) if sub else "" for sub in subs),
                    *(_points(points) if data.submitted(a, student.id) else "" for a, points in zip(data.assignments, waiting))]
 
-    scores = _write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
+    scores = write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
                                               *_header("total", "max_total", "points_awaiting_ta", "not_submitted", "received",
                                                        "refused", "late"),
                                               *(label("export.assignment_raw_score", assignment=a) for a in data.assignments),
@@ -149,7 +149,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             yield [student.display, "", "", student.id, "",
                    *(_points(sub.score) if (sub := graded(a, student.id)) else "" for a in data.assignments)]
 
-    canvas = _write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
+    canvas = write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
 
     def question_rows():
         for row in data.rows:
@@ -157,7 +157,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
                    " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
 
-    questions = _write_csv(out / "questions.csv", _header("assignment", "student_id", "grade_id", "score", "max_score",
+    questions = write_csv(out / "questions.csv", _header("assignment", "student_id", "grade_id", "score", "max_score",
                                                            "misconceptions", "cases_passed", "cases"), question_rows())
 
     def stats_rows():
@@ -169,7 +169,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                        _points(q.points_awaiting), len(q.awaiting), "" if q.facility is None else f"{q.facility:.4f}",
                        "" if q.discrimination is None else f"{q.discrimination:.4f}"]
 
-    stats = _write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
+    stats = write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
                                                             "full_marks", "full_marks_share", "zeros", "points_lost",
                                                             "points_lost_uncatalogued", "students_uncatalogued",
                                                             "points_lost_not_started", "students_not_started",
@@ -182,7 +182,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                 yield [r.assignment, r.grade_id, r.parameter, r.range, r.cases, f"{r.facility:.4f}", r.rest_cases,
                        f"{r.rest_facility:.4f}", f"{r.p_value:.4g}", f"{r.p_adjusted:.4g}", int(r.harder)]
 
-    parameters = _write_csv(out / "parameter_stats.csv", _header("assignment", "grade_id", "parameter", "range", "cases", "facility",
+    parameters = write_csv(out / "parameter_stats.csv", _header("assignment", "grade_id", "parameter", "range", "cases", "facility",
                                                                   "rest_cases", "rest_facility", "p_value", "p_adjusted", "harder"),
                             parameter_rows())
     return Exports(grades, scores, canvas, questions, stats, parameters)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from rnnkit.messages import _columns
 
-from ..labels import fill, label, template
-from .page_style import font_stack, mono_stack
+from ..labels import label
+from .page_style import class_style, header_cell, label_html, scroll_region, student_ids
 from .classdata import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, ClassData, Points, Row, Submission, points
 from .stats import MisconceptionStats, misconception_stats, question_stats
 from .variants import LEVEL, range_stats
@@ -110,70 +110,6 @@ def _class_table(data: ClassData) -> str:
 # ---------------------------------------------------------------------------------------------
 # The HTML report
 
-STYLE = """
-:root { --ink: #1f2933; --muted: #616e7c; --line: #d9dee4; --band: #f5f7fa; --accent: #2f5d8a; }
-* { box-sizing: border-box; }
-body { font: 15px/1.5 FONT; color: var(--ink); margin: 0; background: #fff; }
-main { max-width: 1120px; margin: 0 auto; padding: 24px 32px 64px; overflow-wrap: break-word; }  /* a long name or path wraps */
-@media (max-width: 480px) { main { padding: 16px 12px 48px; } }
-header { border-bottom: 3px solid var(--accent); margin-bottom: 24px; padding-bottom: 12px; }
-h1 { font-size: 28px; margin: 0 0 4px; overflow-wrap: anywhere; }
-h2 { font-size: 22px; margin: 40px 0 8px; padding-top: 8px; border-top: 1px solid var(--line); overflow-wrap: anywhere; }
-h3 { font-size: 17px; margin: 24px 0 8px; color: var(--accent); }
-a { color: var(--accent); text-decoration: underline; }
-.meta { color: var(--muted); margin: 0; }
-.facts { display: flex; flex-wrap: wrap; gap: 12px; margin: 12px 0; padding: 0; list-style: none; }
-.facts li { background: var(--band); border: 1px solid var(--line); border-radius: 6px; padding: 6px 12px; }
-.facts b { font-size: 18px; }
-.scroll { overflow-x: auto; max-width: 100%; margin: 8px 0 16px; position: relative; }  /* it clips the .sr text inside */
-.scroll:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
-table { border-collapse: collapse; font-size: 14px; }
-th, td { border: 1px solid var(--line); padding: 4px 10px; vertical-align: top; text-align: left; }
-th { background: var(--band); font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.num { white-space: nowrap; }
-tbody tr:nth-child(even) td { background: #fbfcfd; }
-td.missing { color: var(--muted); text-align: center; background: #eef0f3 !important; }
-td.received { color: var(--accent); text-align: center; background: #e8f0f8 !important; }
-td.refused { color: #8a2f2f; text-align: center; background: #f8e8e8 !important; }
-.late { color: #8a2f2f; }
-td.who { font-size: 13px; max-width: 300px; }
-table.wide { table-layout: fixed; width: 100%; min-width: 880px; }
-table.wide td { overflow-wrap: anywhere; }
-.id { font-family: MONO; font-size: 13px; }
-.note { color: var(--muted); font-size: 13px; }
-td .note { color: #4b5563; }  /* on a shaded score cell: AA contrast, muted grey is not */
-.late.note { color: #6b1f1f; }
-.sr { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0; overflow: hidden; clip: rect(0 0 0 0);
-      white-space: nowrap; border: 0; }
-.plots { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
-figure.plot { margin: 0; max-width: 100%; }
-figure.plot img { display: block; max-width: 100%; height: auto; margin: 8px 0; }
-figure.plot figcaption { color: var(--muted); font-size: 13px; max-width: 500px; }
-figure.plot details { color: var(--ink); font-size: 14px; }
-details { margin: 4px 0 8px; }
-details table { margin: 4px 0; }
-details td { overflow-wrap: anywhere; }
-summary { cursor: pointer; }
-"""
-
-
-def _style() -> str:
-    """The page's CSS, with the font stacks of the course language."""
-    return STYLE.replace("FONT", font_stack()).replace("MONO", mono_stack())
-
-
-def _h(label_id: str, **fields) -> str:
-    """A label as HTML: its words escaped, `fields` (HTML already) in its placeholders."""
-    return fill(html.escape(template(label_id)), **fields)
-
-
-def _scroll(name: str, table: str) -> str:
-    """`table` (HTML) in a region of its own, named `name` (text), that scrolls sideways on a narrow
-    screen and takes the keyboard's focus to do so."""
-    return f'<div class="scroll" tabindex="0" role="region" aria-label="{html.escape(name)}">{table}</div>'
-
-
 def _sign(symbol: str, text: str) -> str:
     """A sign after a score (an HTML entity): `text` on hover, and read out by a screen reader."""
     return f' <span class="note" title="{html.escape(text)}" aria-hidden="true">{symbol}</span><span class="sr">{html.escape(text)}</span>'
@@ -193,7 +129,7 @@ def _values(summary: str, header: str, rows: list[tuple[str, int]]) -> str:
     """The values a plot draws as a table (HTML cells `rows` of a name and a number of students),
     folded under `summary` (HTML)."""
     body = "".join(f'<tr><td>{name}</td><td class="num">{count}</td></tr>' for name, count in rows)
-    return (f"<details><summary>{summary}</summary><table><thead><tr>{header}{_th('report.col.students', True)}</tr></thead>"
+    return (f"<details><summary>{summary}</summary><table><thead><tr>{header}{header_cell('report.col.students', True)}</tr></thead>"
             f"<tbody>{body}</tbody></table></details>")
 
 
@@ -287,7 +223,7 @@ def _histogram(assignment: str, totals: list[float], maximum: float, caption: st
                     zero=str(sum(1 for t in totals if t <= EPS)))
     alt = label("report.plot.scores", assignment=assignment, count=str(len(totals)), points=f"{maximum:g}",
                 width=str(edges[1] - edges[0]), peak=peak, summary=summary)
-    values = _values(_h("report.plot.scores_data"), _th("report.col.range"),
+    values = _values(label_html("report.plot.scores_data"), header_cell("report.col.range"),
                      [(html.escape(name), count) for name, count in zip(ranges, counts)])
     return _figure_tag(histogram_figure(assignment, totals, maximum), alt, caption, values)
 
@@ -298,9 +234,9 @@ def _misconception_plot(assignment: str, found: list[MisconceptionStats], graded
     counts = [len(m.students) for m in found]
     alt = label("report.plot.misconceptions", assignment=assignment, count=str(len(found)),
                 top=_tallest([m.id for m in found], counts, graded, "report.plot.misconceptions_top", "report.plot.misconceptions_tops", "ids"))
-    values = _values(_h("report.plot.misconceptions_data"), _th("report.col.misconception"),
+    values = _values(label_html("report.plot.misconceptions_data"), header_cell("report.col.misconception"),
                      [(f'<span class="id">{html.escape(m.id)}</span>', count) for m, count in zip(found, counts)])
-    return _figure_tag(misconception_figure(assignment, found), alt, _h("report.plot.misconceptions_caption"), values)
+    return _figure_tag(misconception_figure(assignment, found), alt, label_html("report.plot.misconceptions_caption"), values)
 
 
 def _shade(fraction: float) -> str:
@@ -318,21 +254,13 @@ def _num(value: float) -> str:
     return f"{value:.2f}"
 
 
-def _people(ids) -> str:
-    return ", ".join(f'<span class="id">{html.escape(i)}</span>' for i in ids) or "&ndash;"
-
-
-def _th(label_id: str, num: bool = False) -> str:
-    return f'<th class="num">{_h(label_id)}</th>' if num else f"<th>{_h(label_id)}</th>"
-
-
 def _listing(label_id: str, count_id: str, items: list[str], sep: str = ", ") -> list[str]:
     """A note naming the students of `items` (HTML already), folded away when there are many."""
     if not items:
         return []
     if len(items) <= 12:
-        return [f'<p class="note">{_h(label_id, students=sep.join(items))}</p>']
-    return [f'<details class="note"><summary>{_h(count_id, count=str(len(items)))}</summary>{sep.join(items)}</details>']
+        return [f'<p class="note">{label_html(label_id, students=sep.join(items))}</p>']
+    return [f'<details class="note"><summary>{label_html(count_id, count=str(len(items)))}</summary>{sep.join(items)}</details>']
 
 
 def _late_note(sub: Submission) -> str:
@@ -348,7 +276,7 @@ def _awaiting_note(awaiting: float) -> str:
     """Below a grade: the points that await a TA (a pencil), where there are any."""
     if awaiting <= EPS:
         return ""
-    return f'<br><span class="note"><span aria-hidden="true">&#9998;</span> {_h("report.cell.awaiting", points=f"{awaiting:g}")}</span>'
+    return f'<br><span class="note"><span aria-hidden="true">&#9998;</span> {label_html("report.cell.awaiting", points=f"{awaiting:g}")}</span>'
 
 
 def _facts(data: ClassData, assignment: str, found: dict[tuple[str, str], Points]) -> list[str]:
@@ -360,32 +288,32 @@ def _facts(data: ClassData, assignment: str, found: dict[tuple[str, str], Points
     handed_in = [sub for (a, _), sub in data.submissions.items() if a == assignment]
     received, refused = data.in_state(assignment, RECEIVED), data.in_state(assignment, REFUSED)
     late = [sub for sub in graded if sub.late]
-    facts = [_h("report.fact.submitted", count=f"<b>{len(handed_in)}</b>"),
-             _h("report.fact.not_submitted", count=f"<b>{len(data.missing(assignment))}</b>"),
-             _h("report.fact.points", points=f"<b>{maximum:g}</b>"),
-             _h("report.fact.graded", count=f"<b>{len(data.in_state(assignment, GRADED))}</b>")]
+    facts = [label_html("report.fact.submitted", count=f"<b>{len(handed_in)}</b>"),
+             label_html("report.fact.not_submitted", count=f"<b>{len(data.missing(assignment))}</b>"),
+             label_html("report.fact.points", points=f"<b>{maximum:g}</b>"),
+             label_html("report.fact.graded", count=f"<b>{len(data.in_state(assignment, GRADED))}</b>")]
     if received:
-        facts.append(_h("report.fact.received", count=f"<b>{len(received)}</b>"))
+        facts.append(label_html("report.fact.received", count=f"<b>{len(received)}</b>"))
     if refused:
-        facts.append(_h("report.fact.refused", count=f"<b>{len(refused)}</b>"))
+        facts.append(label_html("report.fact.refused", count=f"<b>{len(refused)}</b>"))
     if late:
-        facts.append(_h("report.fact.late", count=f"<b>{len(late)}</b>", points=_num(sum(sub.penalty for sub in late))))
+        facts.append(label_html("report.fact.late", count=f"<b>{len(late)}</b>", points=_num(sum(sub.penalty for sub in late))))
     if any(sub.counts == "best" for sub in handed_in):
-        facts.append(_h("report.fact.best"))
+        facts.append(label_html("report.fact.best"))
     if totals:
-        facts += [_h("report.fact.mean", value=f"<b>{sum(totals) / len(totals):.2f}</b>"),
-                  _h("report.fact.median", value=f"<b>{_median(totals):.2f}</b>"),
-                  _h("report.fact.full_marks", count=f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b>")]
+        facts += [label_html("report.fact.mean", value=f"<b>{sum(totals) / len(totals):.2f}</b>"),
+                  label_html("report.fact.median", value=f"<b>{_median(totals):.2f}</b>"),
+                  label_html("report.fact.full_marks", count=f"<b>{sum(1 for t in totals if t >= maximum - EPS)}</b>")]
     waiting = [row for row in data.rows_of(assignment) if row.needs_manual]
     if waiting:
-        facts.append(_h("report.fact.awaiting", points=f"<b>{sum(row.awaiting for row in waiting):g}</b>",
+        facts.append(label_html("report.fact.awaiting", points=f"<b>{sum(row.awaiting for row in waiting):g}</b>",
                         count=str(len({row.student for row in waiting})), cells=str(len(waiting))))
         awaited = {sub.student: found.get((assignment, sub.student), Points()).awaiting for sub in graded}
-        facts.append(_h("report.fact.full_of_graded",
+        facts.append(label_html("report.fact.full_of_graded",
                         count=f"<b>{sum(1 for sub in graded if sub.score >= maximum - awaited[sub.student] - EPS)}</b>"))
     failed = [sub for sub in handed_in if sub.failed]
     if failed:
-        facts.append(_h("report.fact.last_attempt_failed", count=f"<b>{len(failed)}</b>"))
+        facts.append(label_html("report.fact.last_attempt_failed", count=f"<b>{len(failed)}</b>"))
     return ['<ul class="facts">' + "".join(f"<li>{fact}</li>" for fact in facts) + "</ul>"]
 
 
@@ -393,13 +321,13 @@ def _who(data: ClassData, assignment: str) -> list[str]:
     """The notes naming who did not submit, whose work waits for grading, who was refused (and why)
     and who was late."""
     graded = data.graded(assignment)
-    parts = _listing("report.not_submitted", "report.not_submitted_count", [_people([s]) for s in data.missing(assignment)])
-    parts += _listing("report.received", "report.received_count", [_people([sub.student]) for sub in data.in_state(assignment, RECEIVED)])
+    parts = _listing("report.not_submitted", "report.not_submitted_count", [student_ids([s]) for s in data.missing(assignment)])
+    parts += _listing("report.received", "report.received_count", [student_ids([sub.student]) for sub in data.in_state(assignment, RECEIVED)])
     parts += _listing("report.refused", "report.refused_count",
-                      [_h("report.refused_entry", student=_people([sub.student]), reason=html.escape(sub.failed))
+                      [label_html("report.refused_entry", student=student_ids([sub.student]), reason=html.escape(sub.failed))
                        for sub in data.in_state(assignment, REFUSED)], "; ")
     parts += _listing("report.late", "report.late_count",
-                      [_h("report.late_entry", student=_people([sub.student]), days=str(sub.days_late), penalty=_num(sub.penalty))
+                      [label_html("report.late_entry", student=student_ids([sub.student]), days=str(sub.days_late), penalty=_num(sub.penalty))
                        for sub in graded if sub.late], "; ")
     return parts
 
@@ -417,18 +345,18 @@ def _question_table(data: ClassData, assignment: str) -> list[str]:
             f'<td class="num">{f"{q.discrimination:.2f}" if q.discrimination is not None else "&ndash;"}</td>'
             f'<td class="num">{f"{100 * q.full_share:.0f}% ({q.full_marks})" if q.full_share is not None else "&ndash;"}</td>'
             f'<td class="num">{q.zeros}</td><td class="num">{_num(q.lost)}</td><td class="num">{_num(q.lost_uncatalogued)}</td>'
-            f'<td class="who">{_people(q.uncatalogued)}</td>'
-            f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{_people(q.not_started)}</td>'
+            f'<td class="who">{student_ids(q.uncatalogued)}</td>'
+            f'<td class="num">{_num(q.lost_not_started)}</td><td class="who">{student_ids(q.not_started)}</td>'
             f'<td class="num">{f"{_num(q.points_awaiting)} ({len(q.awaiting)})" if q.awaiting else "&ndash;"}</td></tr>')
     widths = (13, 4, 5, 6, 7, 8, 5, 5, 8, 13, 6, 12, 8)
     table = ('<table class="wide"><colgroup>' + "".join(f'<col style="width:{w}%">' for w in widths) + "</colgroup><thead><tr>"
-             + _th("report.col.question") + _th("report.col.points", True) + _th("report.col.mean", True)
-             + _th("report.col.facility", True) + _th("report.col.discrimination", True) + _th("report.col.full_share", True) + _th("report.col.zeros", True) + _th("report.col.lost", True)
-             + _th("report.col.lost_outside", True) + _th("report.col.lost_outside_who")
-             + _th("report.col.not_started", True) + _th("report.col.not_started_who") + _th("report.col.awaiting", True)
+             + header_cell("report.col.question") + header_cell("report.col.points", True) + header_cell("report.col.mean", True)
+             + header_cell("report.col.facility", True) + header_cell("report.col.discrimination", True) + header_cell("report.col.full_share", True) + header_cell("report.col.zeros", True) + header_cell("report.col.lost", True)
+             + header_cell("report.col.lost_outside", True) + header_cell("report.col.lost_outside_who")
+             + header_cell("report.col.not_started", True) + header_cell("report.col.not_started_who") + header_cell("report.col.awaiting", True)
              + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    return [f"<h3>{_h('report.per_question')}</h3>", _scroll(label("report.region.questions", assignment=assignment), table),
-            f'<p class="note">{_h("report.note.outside")}</p>', f'<p class="note">{_h("report.note.items")}</p>']
+    return [f"<h3>{label_html('report.per_question')}</h3>", scroll_region(label("report.region.questions", assignment=assignment), table),
+            f'<p class="note">{label_html("report.note.outside")}</p>', f'<p class="note">{label_html("report.note.items")}</p>']
 
 
 def parameter_name(parameter: str) -> str:
@@ -444,49 +372,49 @@ def _variants(data: ClassData, assignment: str) -> list[str]:
     """The facility of each value range of each drawn parameter: how many were tested, and the
     ranges harder than the rest of their check (`autograder.reporting.variants`)."""
     found = range_stats(data, assignment)
-    parts = [f"<h3>{_h('report.variants')}</h3>"]
+    parts = [f"<h3>{label_html('report.variants')}</h3>"]
     if not found:
-        return parts + [f"<p>{_h('report.variants.none')}</p>"]
+        return parts + [f"<p>{label_html('report.variants.none')}</p>"]
     harder = [r for r in found if r.harder]
-    parts.append(f"<p>{_h('report.variants.summary', ranges=str(len(found)), checks=str(len({r.grade_id for r in found})), harder=str(len(harder)))}</p>")
+    parts.append(f"<p>{label_html('report.variants.summary', ranges=str(len(found)), checks=str(len({r.grade_id for r in found})), harder=str(len(harder)))}</p>")
     if harder:
         rows = "".join(
             f'<tr><td class="id">{html.escape(r.grade_id)}</td><td>{html.escape(parameter_name(r.parameter))}</td>'
             f'<td class="id">{html.escape(r.range)}</td><td class="num">{r.cases}</td><td class="num">{r.facility:.2f}</td>'
             f'<td class="num">{r.rest_facility:.2f} ({r.rest_cases})</td><td class="num">{r.p_adjusted:.2g}</td></tr>' for r in harder)
-        table = ("<table><thead><tr>" + _th("report.col.question") + _th("report.col.parameter") + _th("report.col.range")
-                 + _th("report.col.cases", True) + _th("report.col.facility", True) + _th("report.col.rest_facility", True)
-                 + _th("report.col.p_adjusted", True) + "</tr></thead><tbody>" + rows + "</tbody></table>")
-        parts.append(_scroll(label("report.region.variants", assignment=assignment), table))
-    return parts + [f'<p class="note">{_h("report.note.variants", level=f"{LEVEL:g}")}</p>']
+        table = ("<table><thead><tr>" + header_cell("report.col.question") + header_cell("report.col.parameter") + header_cell("report.col.range")
+                 + header_cell("report.col.cases", True) + header_cell("report.col.facility", True) + header_cell("report.col.rest_facility", True)
+                 + header_cell("report.col.p_adjusted", True) + "</tr></thead><tbody>" + rows + "</tbody></table>")
+        parts.append(scroll_region(label("report.region.variants", assignment=assignment), table))
+    return parts + [f'<p class="note">{label_html("report.note.variants", level=f"{LEVEL:g}")}</p>']
 
 
 def _misconception_table(assignment: str, found: list[MisconceptionStats]) -> list[str]:
     """Each misconception named once, with its explanation, the checks it showed in and who holds it."""
-    parts = [f"<h3>{_h('report.misconceptions')}</h3>"]
+    parts = [f"<h3>{label_html('report.misconceptions')}</h3>"]
     if not found:
-        return parts + [f"<p>{_h('report.no_misconceptions')}</p>"]
+        return parts + [f"<p>{label_html('report.no_misconceptions')}</p>"]
     rows = []
     for m in found:
         checks = ", ".join(f'<span class="id">{html.escape(g)}</span> ({n})' for g, n in m.checks)
         rows.append(f'<tr><td class="id">{html.escape(m.id)}</td><td>{html.escape(m.text) or "&ndash;"}</td>'
-                    f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{_people(m.students)}</td></tr>')
+                    f'<td class="num">{len(m.students)}</td><td>{checks}</td><td class="who">{student_ids(m.students)}</td></tr>')
     table = ('<table class="wide"><colgroup><col style="width:21%"><col style="width:37%"><col style="width:9%">'
              '<col style="width:17%"><col style="width:16%"></colgroup><thead><tr>'
-             + _th("report.col.misconception") + _th("report.col.meaning") + _th("report.col.students", True)
-             + _th("report.col.checks") + _th("report.col.who") + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-    return parts + [_scroll(label("report.region.misconceptions", assignment=assignment), table)]
+             + header_cell("report.col.misconception") + header_cell("report.col.meaning") + header_cell("report.col.students", True)
+             + header_cell("report.col.checks") + header_cell("report.col.who") + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    return parts + [scroll_region(label("report.region.misconceptions", assignment=assignment), table)]
 
 
 def _assignment_section(data: ClassData, assignment: str, found: dict[tuple[str, str], Points]) -> list[str]:
     parts = [f'<h2 id="{html.escape(assignment)}">{html.escape(assignment)}</h2>', *_facts(data, assignment, found), *_who(data, assignment)]
     graded = data.graded(assignment)
     if not graded:
-        return parts + [f"<p>{_h('report.no_submission')}</p>"]
+        return parts + [f"<p>{label_html('report.no_submission')}</p>"]
     maximum = data.max_scores.get(assignment, 0.0)
     awaiting = sum(found.get((assignment, sub.student), Points()).awaiting for sub in graded)
-    caption = _h("report.plot.scores_caption", points=f"{maximum:g}",
-                 awaiting=_h("report.plot.scores_awaiting", points=f"{awaiting:g}") if awaiting > EPS else "")
+    caption = label_html("report.plot.scores_caption", points=f"{maximum:g}",
+                 awaiting=label_html("report.plot.scores_awaiting", points=f"{awaiting:g}") if awaiting > EPS else "")
     named = misconception_stats(data, assignment)
     plots = [_histogram(assignment, [sub.score for sub in graded], maximum, caption)]
     if named:
@@ -510,13 +438,13 @@ def _overview(data: ClassData) -> list[str]:
                     + "".join(f'<td class="num">{count}</td>' for count in counts) +
                     f'<td class="num" style="{_shade(mean / maximum if maximum and totals else 1)}">{_num(mean) if totals else "&ndash;"}</td>'
                     f'<td class="num">{full}</td><td class="num">{len(misconception_stats(data, a))}</td></tr>')
-    table = ("<table><thead><tr>" + _th("report.col.assignment") + _th("report.col.points", True)
-             + _th("report.col.submitted", True) + _th("report.col.graded", True) + _th("report.col.received", True)
-             + _th("report.col.refused", True) + _th("report.col.late", True)
-             + _th("report.col.not_submitted", True) + _th("report.col.mean", True)
-             + _th("report.col.full_marks", True) + _th("report.col.misconceptions_named", True) + "</tr></thead><tbody>"
+    table = ("<table><thead><tr>" + header_cell("report.col.assignment") + header_cell("report.col.points", True)
+             + header_cell("report.col.submitted", True) + header_cell("report.col.graded", True) + header_cell("report.col.received", True)
+             + header_cell("report.col.refused", True) + header_cell("report.col.late", True)
+             + header_cell("report.col.not_submitted", True) + header_cell("report.col.mean", True)
+             + header_cell("report.col.full_marks", True) + header_cell("report.col.misconceptions_named", True) + "</tr></thead><tbody>"
              + "".join(rows) + "</tbody></table>")
-    return [_scroll(label("report.region.overview"), table)]
+    return [scroll_region(label("report.region.overview"), table)]
 
 
 def _ungraded(sub: Submission | None, found: Points | None) -> float:
@@ -551,10 +479,10 @@ def _student_cell(sub: Submission | None, found: Points | None, named: list[str]
 
 
 def _student_table(data: ClassData, found: dict[tuple[str, str], Points]) -> list[str]:
-    header = ("<table><thead><tr>" + _th("report.col.student")
-              + "".join(f'<th class="num">{html.escape(a)}<br><span class="note">{_h("report.of_points", points=f"{data.max_scores[a]:g}")}'
+    header = ("<table><thead><tr>" + header_cell("report.col.student")
+              + "".join(f'<th class="num">{html.escape(a)}<br><span class="note">{label_html("report.of_points", points=f"{data.max_scores[a]:g}")}'
                         "</span></th>" for a in data.assignments)
-              + f'<th class="num">{_h("report.col.total")}<br><span class="note">{_h("report.of_points", points=f"{data.max_total:g}")}'
+              + f'<th class="num">{label_html("report.col.total")}<br><span class="note">{label_html("report.of_points", points=f"{data.max_total:g}")}'
               "</span></th></tr></thead><tbody>")
     named = _named(data.rows)
     rows = []
@@ -568,8 +496,8 @@ def _student_table(data: ClassData, found: dict[tuple[str, str], Points]) -> lis
         ungraded = sum(_ungraded(data.submissions.get((a, student.id)), found.get((a, student.id))) for a in data.assignments)
         cells.append(f'<td class="num"{_graded_shade(total, data.max_total - ungraded)}><b>{_num(total)}</b>{_awaiting_note(awaiting)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
-    return [f'<h2 id="students">{_h("report.students")}</h2>', f'<p class="note">{_h("report.note.students")}</p>',
-            _scroll(label("report.students"), header + "".join(rows) + "</tbody></table>")]
+    return [f'<h2 id="students">{label_html("report.students")}</h2>', f'<p class="note">{label_html("report.note.students")}</p>',
+            scroll_region(label("report.students"), header + "".join(rows) + "</tbody></table>")]
 
 
 def _marks(sub: Submission) -> str:
@@ -593,18 +521,18 @@ def render(data: ClassData, generated: datetime | None = None) -> str:
     handed_in = len(data.submissions)
     expected = len(data.students) * len(data.assignments)
     states = [sub.state for sub in data.submissions.values()]
-    meta = _h("report.meta", course=f"<b>{course}</b>", stamp=html.escape(stamp), students=str(len(data.students)),
+    meta = label_html("report.meta", course=f"<b>{course}</b>", stamp=html.escape(stamp), students=str(len(data.students)),
               assignments=str(len(data.assignments)), graded=str(states.count(GRADED)), received=str(states.count(RECEIVED)),
               refused=str(states.count(REFUSED)), missing=str(expected - handed_in))
-    heading = _h("report.title", course=f'<span class="id" style="font-size:inherit">{course}</span>')
+    heading = label_html("report.title", course=f'<span class="id" style="font-size:inherit">{course}</span>')
     parts = ["<!doctype html>", f'<html lang="{html.escape(label("page.lang"))}"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{_h('report.title', course=course)}</title><style>{_style()}</style></head><body><main>",
+             f"<title>{label_html('report.title', course=course)}</title><style>{class_style()}</style></head><body><main>",
              f"<header><h1>{heading}</h1>", f'<p class="meta">{meta}</p>']
     links = " &middot; ".join(f'<a href="#{html.escape(a)}">{html.escape(a)}</a>' for a in data.assignments)
-    parts.append(f'<p class="meta">{links} &middot; <a href="#students">{_h("report.students_link")}</a></p></header>')
+    parts.append(f'<p class="meta">{links} &middot; <a href="#students">{label_html("report.students_link")}</a></p></header>')
     if not data.assignments:
-        parts.append(f"<p>{_h('report.no_assignments')}</p>")
+        parts.append(f"<p>{label_html('report.no_assignments')}</p>")
     else:
         parts += _overview(data)
     found = points(data.rows)

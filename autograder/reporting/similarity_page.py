@@ -15,9 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from ..labels import label
-from .exports import _write_csv
-from .page_style import mono_stack
-from .report import _h, _people, _scroll, _style, _th
+from .exports import write_csv
+from .page_style import class_style, header_cell, label_html, mono_stack, scroll_region, student_ids
 from .similarity import CODE_CHARS, FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells
 
 #: The most pairs the page lists (the CSV lists every pair from the floor on).
@@ -58,9 +57,9 @@ def write(root: Path, assignment: str, generated: datetime | None = None) -> tup
 def write_csvs(found: Similarity, exports: Path) -> tuple[Path, Path]:
     """The ranked pairs and the value flags as CSV (fixed English headers)."""
     exports.mkdir(parents=True, exist_ok=True)
-    ranked = _write_csv(exports / f"similarity-{found.assignment}.csv", ["student_a", "student_b", "score"],
+    ranked = write_csv(exports / f"similarity-{found.assignment}.csv", ["student_a", "student_b", "score"],
                         ([p.student_a, p.student_b, f"{p.score:.4f}"] for p in found.pairs))
-    flagged = _write_csv(exports / f"variant-flags-{found.assignment}.csv", ["student", "check", "case", "matches_student"],
+    flagged = write_csv(exports / f"variant-flags-{found.assignment}.csv", ["student", "check", "case", "matches_student"],
                          ([f.student, f.check, f.case, f.matches_student] for f in found.flags))
     return ranked, flagged
 
@@ -85,9 +84,9 @@ def _side_by_side(found: Similarity, index: int, pair: Pair) -> list[str]:
     for student, spans, share in ((pair.student_a, pair.spans_a, pair.share_a), (pair.student_b, pair.spans_b, pair.share_b)):
         code = _marked(found.codes.get(student, ""), spans)
         region = label("similarity.region.code", student=student)
-        columns.append(f'<div><p><span class="id">{html.escape(student)}</span> &middot; {_h("similarity.share", share=f"{share:.0%}")}</p>'
-                       f'{_scroll(region, f"<pre class=code>{code}</pre>")}</div>')
-    heading = _h("similarity.pair", a=_people([pair.student_a]), b=_people([pair.student_b]), score=f"{pair.score:.2f}")
+        columns.append(f'<div><p><span class="id">{html.escape(student)}</span> &middot; {label_html("similarity.share", share=f"{share:.0%}")}</p>'
+                       f'{scroll_region(region, f"<pre class=code>{code}</pre>")}</div>')
+    heading = label_html("similarity.pair", a=student_ids([pair.student_a]), b=student_ids([pair.student_b]), score=f"{pair.score:.2f}")
     return [f'<h3 id="{_anchor(index)}">{heading}</h3>', '<div class="sides">' + "".join(columns) + "</div>"]
 
 
@@ -98,12 +97,12 @@ def render(found: Similarity, course_id: str, generated: datetime | None = None)
     shown = [pair for pair in found.pairs if pair.score >= SHOWN][:SHOWN_PAIRS]
     parts = ["<!doctype html>", f'<html lang="{html.escape(label("page.lang"))}"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
-             f"<title>{html.escape(title)}</title><style>{_style()}{SIDE_STYLE.replace('MONO', mono_stack())}</style></head><body><main>",
+             f"<title>{html.escape(title)}</title><style>{class_style()}{SIDE_STYLE.replace('MONO', mono_stack())}</style></head><body><main>",
              f"<header><h1>{html.escape(title)}</h1>",
-             f'<p class="meta">{_h("similarity.meta", course=html.escape(course_id), stamp=html.escape(stamp), students=str(found.students))}</p></header>',
-             f"<p><strong>{_h('similarity.not_a_verdict')}</strong></p>",
-             f'<p class="note">{_h("similarity.how")}</p>']
-    parts.append(f"<h2>{_h('similarity.pairs')}</h2>")
+             f'<p class="meta">{label_html("similarity.meta", course=html.escape(course_id), stamp=html.escape(stamp), students=str(found.students))}</p></header>',
+             f"<p><strong>{label_html('similarity.not_a_verdict')}</strong></p>",
+             f'<p class="note">{label_html("similarity.how")}</p>']
+    parts.append(f"<h2>{label_html('similarity.pairs')}</h2>")
     if found.pairs:
         position = {id(pair): index for index, pair in enumerate(shown)}
         rows = []
@@ -113,31 +112,31 @@ def render(found: Similarity, course_id: str, generated: datetime | None = None)
                 score = f'<a href="#{_anchor(position[id(pair)])}">{score}</a>'
             rows.append(f'<tr><td class="num">{rank}</td><td class="id">{html.escape(pair.student_a)}</td><td class="id">{html.escape(pair.student_b)}</td>'
                         f'<td class="num">{score}</td><td class="num">{pair.share_a:.0%}</td><td class="num">{pair.share_b:.0%}</td></tr>')
-        table = ("<table><thead><tr>" + _th("similarity.col.rank", True) + _th("similarity.col.student_a") + _th("similarity.col.student_b")
-                 + _th("similarity.col.score", True) + _th("similarity.col.share_a", True) + _th("similarity.col.share_b", True)
+        table = ("<table><thead><tr>" + header_cell("similarity.col.rank", True) + header_cell("similarity.col.student_a") + header_cell("similarity.col.student_b")
+                 + header_cell("similarity.col.score", True) + header_cell("similarity.col.share_a", True) + header_cell("similarity.col.share_b", True)
                  + "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
-        parts += [f"<p>{_h('similarity.pairs_found', pairs=str(len(found.pairs)), floor=f'{FLOOR:g}', shown=f'{SHOWN:g}', most=str(SHOWN_PAIRS))}</p>",
-                  _scroll(label("similarity.region.pairs", assignment=found.assignment), table)]
+        parts += [f"<p>{label_html('similarity.pairs_found', pairs=str(len(found.pairs)), floor=f'{FLOOR:g}', shown=f'{SHOWN:g}', most=str(SHOWN_PAIRS))}</p>",
+                  scroll_region(label("similarity.region.pairs", assignment=found.assignment), table)]
         if len(found.pairs) > LISTED:
-            parts.append(f"<p>{_h('similarity.more_pairs', listed=str(LISTED), assignment=html.escape(found.assignment))}</p>")
+            parts.append(f"<p>{label_html('similarity.more_pairs', listed=str(LISTED), assignment=html.escape(found.assignment))}</p>")
     else:
-        parts.append(f"<p>{_h('similarity.no_pairs', floor=f'{FLOOR:g}')}</p>")
+        parts.append(f"<p>{label_html('similarity.no_pairs', floor=f'{FLOOR:g}')}</p>")
     if found.no_code:
-        parts.append(f"<p>{_h('similarity.no_code', students=_people(found.no_code))}</p>")
+        parts.append(f"<p>{label_html('similarity.no_code', students=student_ids(found.no_code))}</p>")
     if found.too_long:
-        parts.append(f"<p>{_h('similarity.too_long', students=_people(found.too_long), chars=f'{CODE_CHARS:,}')}</p>")
-    parts.append(f"<h2>{_h('similarity.flags')}</h2>")
-    parts.append(f'<p class="note">{_h("similarity.flags_how")}</p>')
+        parts.append(f"<p>{label_html('similarity.too_long', students=student_ids(found.too_long), chars=f'{CODE_CHARS:,}')}</p>")
+    parts.append(f"<h2>{label_html('similarity.flags')}</h2>")
+    parts.append(f'<p class="note">{label_html("similarity.flags_how")}</p>')
     if found.flags:
         rows = "".join(f'<tr><td class="id">{html.escape(f.student)}</td><td class="id">{html.escape(f.check)}</td><td>{html.escape(f.case)}</td>'
                        f'<td class="id">{html.escape(f.matches_student)}</td><td>{html.escape(f.other_case)}</td></tr>' for f in found.flags)
-        table = ("<table><thead><tr>" + _th("similarity.col.student") + _th("similarity.col.check") + _th("similarity.col.case")
-                 + _th("similarity.col.matches_student") + _th("similarity.col.their_case") + "</tr></thead><tbody>" + rows + "</tbody></table>")
-        parts.append(_scroll(label("similarity.region.flags", assignment=found.assignment), table))
+        table = ("<table><thead><tr>" + header_cell("similarity.col.student") + header_cell("similarity.col.check") + header_cell("similarity.col.case")
+                 + header_cell("similarity.col.matches_student") + header_cell("similarity.col.their_case") + "</tr></thead><tbody>" + rows + "</tbody></table>")
+        parts.append(scroll_region(label("similarity.region.flags", assignment=found.assignment), table))
     else:
-        parts.append(f"<p>{_h('similarity.no_flags')}</p>")
+        parts.append(f"<p>{label_html('similarity.no_flags')}</p>")
     if shown:
-        parts.append(f"<h2>{_h('similarity.side_by_side')}</h2>")
+        parts.append(f"<h2>{label_html('similarity.side_by_side')}</h2>")
         for index, pair in enumerate(shown):
             parts += _side_by_side(found, index, pair)
     parts.append("</main></body></html>")

@@ -198,10 +198,10 @@ def test_chinese_headers_leave_every_value_as_it_was(graded_class, sheets, tmp_p
 
 
 def test_text_a_student_chose_never_reaches_a_spreadsheet_as_a_formula(tmp_path):
-    from autograder.reporting.exports import _write_csv
+    from autograder.reporting.exports import write_csv
 
     hostile = ["=HYPERLINK(\"http://x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "ada"]
-    path = _write_csv(tmp_path / "sheet.csv", ["student_id", "score"], [[name, "-0.50"] for name in hostile])
+    path = write_csv(tmp_path / "sheet.csv", ["student_id", "score"], [[name, "-0.50"] for name in hostile])
     rows = _read(path)
     assert [row["student_id"] for row in rows] == ["'" + name for name in hostile[:-1]] + ["ada"]
     assert {row["score"] for row in rows} == {"-0.50"}  # numbers stay numbers

@@ -20,6 +20,7 @@ A high score or a flag is a reason to look, not a verdict.
 """
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import logging
@@ -115,10 +116,23 @@ def _given(cell: dict) -> bool:
     return bool(meta.get("grade") or meta.get("locked")) and not meta.get("solution")
 
 
+def _kgram_hashes(string: str, k: int) -> np.ndarray:
+    """copydetect's hashes of every k-gram of `string`, from a hash that is the same in every process
+    (copydetect takes Python's `hash`, seeded anew in each process: the winnowed fingerprints, and so
+    the scores, would change from one run to the next)."""
+    return np.array([int.from_bytes(hashlib.blake2b(string[offset:offset + k].encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                                    "big", signed=True) for offset in range(len(string) - k + 1)], dtype=np.int64)
+
+
 def _fingerprint(text: str, window: int, boilerplate: np.ndarray | None = None):
+    import copydetect.utils
     from copydetect import CodeFingerprint
 
-    return CodeFingerprint("code.py", NOISE, window, boilerplate=boilerplate, fp=io.StringIO(text), language="python")
+    hashed_kgrams, copydetect.utils.hashed_kgrams = copydetect.utils.hashed_kgrams, _kgram_hashes
+    try:
+        return CodeFingerprint("code.py", NOISE, window, boilerplate=boilerplate, fp=io.StringIO(text), language="python")
+    finally:
+        copydetect.utils.hashed_kgrams = hashed_kgrams
 
 
 def fingerprints(codes: dict[str, str], given: str) -> list[Code]:

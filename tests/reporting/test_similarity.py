@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import itertools
+import json
+import os
 import subprocess
 import sys
 
@@ -109,3 +111,17 @@ def test_a_flood_of_code_is_left_out_and_named_and_the_rest_of_the_class_is_stil
     assert found.too_long == ("flood",) and found.students == 3 and "flood" not in found.codes
     assert [(p.student_a, p.student_b) for p in found.pairs] == [("a", "b")]
     assert "flood" in render(found, "c")
+
+
+def test_the_scores_are_the_same_in_every_process():
+    """copydetect hashes k-grams with Python's `hash`, whose seed differs from process to process; the
+    course's fingerprints do not, so a pair scores the same whenever the command runs."""
+    script = ("import json; from autograder.reporting.similarity import analyse; from autograder.reporting.classdata import ClassData; "
+              "import sys; codes = json.loads(sys.stdin.read()); "
+              "print([(p.student_a, p.student_b, p.score) for p in analyse(ClassData.from_rows([]), 'a1', codes, given='').pairs])")
+    base = "def f(xs, w):\n    h = 0\n    states = []\n    for x in xs:\n        h = x + w * h\n        states.append(h)\n    return states\n"
+    codes = {"a": base, "b": base.replace("states", "out") + "def g(y):\n    return [v * 2 for v in y]\n",
+             "c": base.replace("h = x + w * h", "h = w * h + x") + "print(f([1, 2], 0.5))\n"}
+    runs = {subprocess.run([sys.executable, "-c", script], input=json.dumps(codes), capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(runs) == 1 and "('a', 'b'" in runs.pop()

@@ -2,8 +2,8 @@
 
 A probe is `probe(run, case) -> str | None` (see `Check.probes`): `run(case)` calls the student's
 function safely on a `Case` (on the graded case itself it returns a copy of the value just graded);
-the probe runs it on the graded case and on perturbed copies, and
-returns None when the rule holds, else the sentence naming the rule that broke and where: the
+the probe runs it on the graded case and on perturbed copies, and returns None when the rule
+holds, else the sentence naming the rule that broke and where: the
 kit's `probe.*` by default, or the assignment's own, written beside its check in each language. Probes never compare with a reference: they check that the student's own
 outputs obey a rule, such as "changing inputs after step t leaves every output at or before t
 unchanged". Results are compared for identity (`identical`), never with a tolerance: a correct

@@ -87,7 +87,7 @@ class CaseOutcome:
 class Trace:
     """What grading keeps of one hidden case besides its verdict: what was drawn (`drawn`), the
     expected value and the student's value (both `stored`; `got` None where the student's was not
-    kept), by case label (`autograder.grading.checks.grade_traced`)."""
+    kept). `autograder.grading.checks.grade_traced` returns them by case label."""
 
     drawn: dict[str, float | str]
     expected: Any

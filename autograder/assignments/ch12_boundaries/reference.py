@@ -4,9 +4,10 @@ rules, the third text's masked loss, exercises 12.7.3 and 12.7.6).
 Each function has the signature of the student function it grades, and is derived from the rule as
 stated rather than from the solution's loop:
 
-* truncated BPTT: the training loss is written as a polynomial in the weight (SymPy's ring over QQ), in which the state
-  at each segment boundary is the *number* it has in the forward pass (a constant: that is what
-  "detach" means); the gradient is its exact derivative. Full BPTT is the same with one segment.
+* truncated BPTT: the training loss is written as a polynomial in the weight (SymPy's ring over QQ),
+  in which the state at each segment boundary is the *number* it has in the forward pass (a
+  constant: that is what "detach" means); the gradient is its exact derivative. Full BPTT is the
+  same with one segment.
 * tanh RNN states: the step's float64 weights are taken exactly (every float is a dyadic rational)
   and the recursion is evaluated in SymPy's arbitrary-precision arithmetic (mpmath, 40 digits) - the
   checks compare at 30 digits. Streams are run as one concatenated sequence and then split; entity

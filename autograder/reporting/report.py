@@ -19,7 +19,7 @@ from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
-from rnnkit.messages import _columns
+from rnnkit.messages import display_width
 
 from ..labels import label
 from .page_style import class_style, header_cell, label_html, scroll_region, student_ids
@@ -33,21 +33,16 @@ STATE_LABELS = {NOT_SUBMITTED: "table.state.not_submitted", RECEIVED: "table.sta
                 REFUSED: "table.state.refused"}
 
 
-def _width(text: str) -> int:
-    """The display width of `text` (a CJK character takes two columns)."""
-    return sum(map(_columns, text))
-
-
 def _pad(text: str, width: int, right: bool = False) -> str:
     """`text` padded with spaces to `width` columns."""
-    space = " " * max(0, width - _width(text))
+    space = " " * max(0, width - display_width(text))
     return space + text if right else text + space
 
 
 def _aligned(lines: list[list[str]], right: set[int]) -> str:
     """Lines of cells as text columns two spaces apart, the columns `right` right-aligned and the
     last one as it is."""
-    widths = [max(map(_width, column)) for column in zip(*lines)]
+    widths = [max(map(display_width, column)) for column in zip(*lines)]
     return "\n".join("  ".join([*(_pad(cell, width, i in right) for i, (cell, width) in enumerate(zip(cells[:-1], widths))),
                                  cells[-1]]) for cells in lines)
 

@@ -15,7 +15,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 from rnnkit import messages
-from rnnkit.messages import _width
+from rnnkit.messages import display_width
 from rnnkit.selfcheck import public_checks, public_half
 
 from autograder.assignments import get
@@ -43,7 +43,7 @@ def _printed(cell, stream: str | None = None) -> str:
 def _too_wide(cells) -> list[str]:
     """The lines the cells printed that are wider than `messages.WIDTH` columns, or that nbgrader
     validate would cut (its indent of 4 and more than 87 characters)."""
-    return [line for cell in cells for line in _raw(cell).splitlines() if _width(line) > messages.WIDTH or len("    " + line) > 87]
+    return [line for cell in cells for line in _raw(cell).splitlines() if display_width(line) > messages.WIDTH or len("    " + line) > 87]
 
 
 def _check_cells(notebook) -> list:

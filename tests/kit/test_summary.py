@@ -13,7 +13,7 @@ import re
 import pytest
 from nbgrader.validator import Validator
 from rnnkit import checker, messages
-from rnnkit.messages import _CLOSING, _OPENING, _width, wrap
+from rnnkit.messages import _CLOSING, _OPENING, display_width, wrap
 from rnnkit.selfcheck import SummaryItem, public_checks, public_half, selfcheck, summary_lines
 
 from autograder.assignments import get
@@ -47,7 +47,7 @@ def _too_wide(text: str) -> list[str]:
     """Lines wider than `messages.WIDTH` columns, or that nbgrader validate would cut."""
     validator = Validator()
     return [line for line in text.splitlines()
-            if _width(line) > messages.WIDTH or len(validator.indent + line) > validator.width - 3]
+            if display_width(line) > messages.WIDTH or len(validator.indent + line) > validator.width - 3]
 
 
 def _wrapped(*lines: str) -> str:
@@ -66,7 +66,7 @@ def test_the_width_fits_nbgrader_validate_by_default():
 def test_english_breaks_only_at_spaces():
     line = "  - " + " ".join(["word"] * 40)
     lines = wrap(line)
-    assert all(_width(part) <= messages.WIDTH for part in lines) and lines[0].startswith("  - word")
+    assert all(display_width(part) <= messages.WIDTH for part in lines) and lines[0].startswith("  - word")
     assert all(part.startswith("    word") for part in lines[1:])
     assert " ".join(part.strip() for part in lines) == line.strip()
     long = "-1672555889887566661095325808336303706705928/22300745198530623141535718272648361505980416"
@@ -79,7 +79,7 @@ def test_chinese_breaks_after_punctuation_where_it_can():
     line = "，".join([clause] * 6) + "。"
     lines = wrap(line)
     assert "".join(part.strip() for part in lines) == line
-    assert all(_width(part) <= messages.WIDTH for part in lines)
+    assert all(display_width(part) <= messages.WIDTH for part in lines)
     assert all(part.rstrip().endswith(("，", "。")) for part in lines)  # never in the middle of a clause
 
 
@@ -87,9 +87,9 @@ def test_chinese_breaks_between_characters_only_when_needed():
     line = "中" * 100  # no punctuation to break at
     lines = wrap(line)
     assert "".join(part.strip() for part in lines) == line
-    assert all(_width(part) <= messages.WIDTH for part in lines) and _width(lines[0]) >= messages.WIDTH - 1
+    assert all(display_width(part) <= messages.WIDTH for part in lines) and display_width(lines[0]) >= messages.WIDTH - 1
     short = "短句，" + "长" * 60  # a break after the comma would leave the line nearly empty
-    assert _width(wrap(short)[0]) >= messages.WIDTH - 1
+    assert display_width(wrap(short)[0]) >= messages.WIDTH - 1
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

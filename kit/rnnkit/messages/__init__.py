@@ -121,7 +121,8 @@ def _columns(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in "WFA" else 1
 
 
-def _width(text: str) -> int:
+def display_width(text: str) -> int:
+    """The columns `text` takes in a terminal (`_columns` of each character)."""
     return sum(map(_columns, text))
 
 
@@ -184,7 +185,7 @@ def _cut(word: str, room: int) -> int:
     `room` columns: after a "/", "," or ")" in the second half of the room, else at the room's end
     (at least one character)."""
     fits = 0
-    while fits < len(word) and _width(word[:fits + 1]) <= room:
+    while fits < len(word) and display_width(word[:fits + 1]) <= room:
         fits += 1
     after = max((k for k in range(max(1, room // 2), fits + 1) if word[k - 1] in "/,)]}"), default=0)
     return after or max(fits, 1)
@@ -203,7 +204,7 @@ def wrap(line: str, width: int = WIDTH) -> list[str]:
     for space, piece in _pieces(line[len(indent):]):
         while piece:
             sep = " " if space and current.strip() else ""
-            size = _width(piece)
+            size = display_width(piece)
             if used + len(sep) + size <= width:
                 current, used = current + sep + piece, used + len(sep) + size
                 break

@@ -270,7 +270,8 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function (on the case itself,
-    a copy of the value just graded) and the case, and returns None or the sentence of the broken rule. A stub fails every case with one message.
+    a copy of the value just graded) and the case, and returns None or the sentence of the broken
+    rule. A stub fails every case with one message.
     `params` names the function's parameters, to show a hidden case's inputs by name. A value of
     float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
     right or wrong; a wrong value's relation to the expected one is told only where it is no

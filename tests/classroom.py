@@ -1,7 +1,8 @@
 """One class, released and autograded once through real nbgrader, shared by the end-to-end tests.
 
 It holds, for every assignment, the reference solution, the untouched stub, one mutant per
-catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`), and
+catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`,
+packed a few to a submission where they cannot touch each other's checks), and
 for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students, and the
 independent students and planted copies of `tests/similar.py`. The course's
 files are fingerprinted before grading and right after it, so tests can show that grading changed
@@ -76,15 +77,28 @@ class GradedClass:
         return self.table[(assignment, student)]
 
 
-def write_contract_submissions(root: Path, assignments: list[str]) -> None:
+def one_mistake_per_check(assignment: str) -> list[str]:
+    """The first catalogued mistake of each check of `assignment` (ids): the Chinese class's sample.
+    Every mistake is graded through the sandbox in the English class, and every message the grader
+    can say has its Chinese sentence (tests/kit/test_messages_zh.py); the sample shows that each
+    check speaks Chinese in a Chinese course."""
+    first: dict[str, str] = {}
+    for entry in get(assignment).mistakes():
+        first.setdefault(entry.function, entry.id)
+    return list(first.values())
+
+
+def write_contract_submissions(root: Path, assignments: list[str], sample: bool = False) -> None:
     """Per released assignment: the reference solution, the untouched stub and one mutant per
-    catalogued mistake (named by the mistake id)."""
+    catalogued mistake (named by the mistake id), or with `sample` only those of `one_mistake_per_check`."""
     for assignment in assignments:
         notebook = root / "release" / assignment / f"{assignment}.ipynb"
         write_submission(root, "reference", assignment, filled(notebook, get(assignment)))
         write_submission(root, "stub", assignment, None)
+        chosen = set(one_mistake_per_check(assignment)) if sample else None
         for entry in get(assignment).mistakes():
-            write_submission(root, entry.id, assignment, filled(notebook, get(assignment), entry))
+            if chosen is None or entry.id in chosen:
+                write_submission(root, entry.id, assignment, filled(notebook, get(assignment), entry))
 
 
 def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
@@ -108,8 +122,8 @@ def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedC
 
 
 def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
-    """The Chinese edition's contract class: reference, stub and every mistake of each assignment,
-    released and autograded by the course's command line in a course whose COURSE_LANG is "zh"
+    """The Chinese edition's contract class: reference, stub and the first mistake of each check
+    (`one_mistake_per_check`), released and autograded by the course's command line in a course whose COURSE_LANG is "zh"
     (a process of its own, as an instructor runs it). One hidden case per check: the public cases
     catch every catalogued mistake (tests/grading/test_public_cases.py), and the hidden cases' grading is
     the same in both languages (the English class draws six)."""
@@ -124,7 +138,7 @@ def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> Grad
             raise RuntimeError(f"{' '.join(args)} failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
 
     run("release")
-    write_contract_submissions(root, assignments)
+    write_contract_submissions(root, assignments, sample=True)
     start = time.perf_counter()
     run("autograde", "--workers", str(workers))
     graded = GradedClass(root, [], {}, {}, {}, time.perf_counter() - start)

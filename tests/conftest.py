@@ -60,7 +60,7 @@ def graded_class(tmp_path_factory):
 @pytest.fixture(scope="session")
 def graded_class_zh(tmp_path_factory):
     """The Chinese edition's class (see tests/classroom.py `grade_class_zh`): reference, stub and
-    every mistake of each assignment, graded in a course whose language is zh."""
+    the first mistake of each check, graded in a course whose language is zh."""
     from .classroom import grade_class_zh
 
     return grade_class_zh(make_course(tmp_path_factory.mktemp("class-zh") / "course", ASSIGNMENTS), ASSIGNMENTS)

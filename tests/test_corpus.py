@@ -6,13 +6,16 @@ mistakes, written apart from the catalogue) through the kit's self-check and thr
   (or is marked `hidden_only`), and neither names a misconception other than the one expected, in
   English and in Chinese alike;
 * in the shared graded class (`graded_class`, tests/classroom.py, which writes the corpus with
-  `corpus.write_all(root)`): every variant earns full marks on every check; every mistake loses
-  points on its own check, is named there rightly (its expected id) or not at all, and costs no
-  point on a check its function does not feed.
+  `corpus.write_all(root)`, entries that cannot touch each other's checks packed into one
+  submission): every variant earns full marks on every check; every mistake loses points on its own
+  check, is named there rightly (its expected id) or not at all, and costs no point on a check its
+  function does not feed.
 
 `python -m tests.corpus` grades the corpus in a class of its own and prints the same verdict counts.
 """
 from __future__ import annotations
+
+import functools
 
 import pytest
 
@@ -25,7 +28,7 @@ MISTAKES = [entry for entry in ENTRIES if entry.kind == "mistake"]
 
 
 def _ids(entry: corpus.Entry) -> str:
-    return entry.student
+    return entry.name
 
 
 def test_the_corpus_spans_every_assignment_with_variants_and_mistakes():
@@ -49,6 +52,25 @@ def test_write_all_replaces_exactly_one_definition(tmp_path):
     mine, theirs = changed[0]
     assert entry.source.strip() in mine and "def rnn_param_count" in mine and "def gru_param_count" in mine
     assert corpus._defined(mine) == corpus._defined(theirs)
+
+
+def test_a_pack_replaces_exactly_its_entries_definitions_and_no_check_is_fed_by_two_of_them():
+    """A pack's notebook differs from the reference's by its entries' sources alone, and each check
+    is fed by one entry at most, so a lost point belongs to one entry."""
+    from autograder.assignments import get
+    from autograder.coursedir.config import REPO_ROOT
+    from autograder.authoring.submissions import filled
+
+    packs = corpus.packs(ASSIGNMENTS)
+    assert sorted(entry.name for pack in packs for entry in pack.entries) == sorted(entry.name for entry in ENTRIES)
+    assert len(packs) < len(ENTRIES) / 2
+    for pack in packs:
+        release = REPO_ROOT / "release" / pack.assignment / f"{pack.assignment}.ipynb"
+        ours, reference = corpus.notebook(release, *pack.entries), filled(release, get(pack.assignment))
+        changed = "\n".join(a.source for a, b in zip(ours.cells, reference.cells) if a.source != b.source)
+        assert all(entry.source.strip() in changed for entry in pack.entries), pack.student
+        fed = [check for entry in pack.entries for check in corpus.fed_checks(entry)]
+        assert len(fed) == len(set(fed)), pack.student
 
 
 # ----------------------------------------------------------------------------- in process (the kit)
@@ -86,11 +108,15 @@ def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_no
 # ----------------------------------------------------------------------------- graded (nbgrader)
 
 
+def _rows(graded_class, pack: corpus.Pack) -> dict:
+    return graded_class.table.get((pack.assignment, pack.student), {})
+
+
 def _graded_rows(graded_class, entry: corpus.Entry) -> dict:
-    if not any((e.assignment, e.student) in graded_class.table for e in ENTRIES):
+    if not any(map(functools.partial(_rows, graded_class), corpus.packs(ASSIGNMENTS))):
         pytest.skip("the shared class holds no corpus submission: tests/classroom.py must call corpus.write_all(root)")
-    rows = graded_class.rows(entry.assignment, entry.student) if (entry.assignment, entry.student) in graded_class.table else {}
-    assert rows, f"{entry.student} was not graded"
+    rows = _rows(graded_class, corpus.pack_of(entry))
+    assert rows, f"{corpus.pack_of(entry).student} ({entry.name}) was not graded"
     return rows
 
 
@@ -110,7 +136,7 @@ def test_a_mistake_loses_points_and_is_named_rightly_or_not_at_all(graded_class,
 
 def test_the_corpus_verdicts(graded_class):
     """All verdicts at once; the message is the summary to quote."""
-    if not any((e.assignment, e.student) in graded_class.table for e in ENTRIES):
+    if not any(map(functools.partial(_rows, graded_class), corpus.packs(ASSIGNMENTS))):
         pytest.skip("the shared class holds no corpus submission: tests/classroom.py must call corpus.write_all(root)")
-    found = corpus.verdicts(lambda entry: graded_class.table.get((entry.assignment, entry.student), {}), ENTRIES)
+    found = corpus.verdicts(functools.partial(_rows, graded_class), ENTRIES)
     assert all(v.good for v in found), corpus.summary(found)

@@ -7,17 +7,20 @@ where allowed, namedtuples, `typing.NamedTuple`, `OrderedDict` and `defaultdict`
 helpers defined in the same cell, recursion, comprehensions, other functions of the notebook.
 
 Each `Entry` replaces one function of the reference-filled release notebook
-(`autograder.authoring.submissions.filled`) with its own source; the submission's student id is
-`corpus-<assignment short>-<entry id>`. A mistake names the catalogued misconception it should be
+(`autograder.authoring.submissions.filled`) with its own source; its name is
+`corpus-<assignment short>-<entry id>`. Entries that cannot touch each other's checks are graded
+together, in one submission (a `Pack`, whose student id is `corpus-<assignment short>-pack-<n>`):
+no check is fed by two of them, and none defines or uses a name another defines. A mistake names the catalogued misconception it should be
 named as (`expected`), or None when none fits: then the grader must name nothing. `hidden_only`
 marks a mistake the public cases cannot show (the self-check passes it; hidden cases or probes catch it).
 
-`write_all(root)` writes one submission per entry into a course root whose assignments are released;
-`verdicts(...)` and `summary(...)` count and describe what the grader made of them.
+`write_all(root)` writes one submission per pack into a course root whose assignments are released;
+`verdicts(...)` and `summary(...)` count and describe what the grader made of the entries.
 """
 from __future__ import annotations
 
 import ast
+import functools
 import os
 from collections import Counter
 from dataclasses import dataclass
@@ -50,7 +53,7 @@ class Entry:
     why: str = ""
 
     @property
-    def student(self) -> str:
+    def name(self) -> str:
         return f"corpus-{SHORT[self.assignment]}-{self.id}"
 
     @property
@@ -77,13 +80,13 @@ def _entries() -> list[Entry]:
     from . import ch11_rnn_state, ch12_boundaries, ch12_bptt, ch12_gates
 
     found = [*ch11_rnn_state.ENTRIES, *ch12_bptt.ENTRIES, *ch12_gates.ENTRIES, *ch12_boundaries.ENTRIES]
-    students = Counter(entry.student for entry in found)
-    doubled = [student for student, count in students.items() if count > 1]
+    names = Counter(entry.name for entry in found)
+    doubled = [name for name, count in names.items() if count > 1]
     assert not doubled, f"corpus ids used twice: {doubled}"
     for entry in found:
         assert entry.kind in KINDS, entry
         assert entry.kind == "mistake" or (entry.expected is None and not entry.hidden_only), entry
-        assert all(c.isascii() and (c.isalnum() or c == "-") for c in entry.student), entry.student
+        assert all(c.isascii() and (c.isalnum() or c == "-") for c in entry.name), entry.name
         assert entry.function in _defined(entry.source), f"{entry.label} does not define {entry.function}"
     return found
 
@@ -113,18 +116,76 @@ def replace_definition(cell_source: str, name: str, source: str) -> str:
     raise LookupError(f"no definition of {name} in the cell")
 
 
-def notebook(release_notebook: Path, entry: Entry) -> nbformat.NotebookNode:
-    """The released notebook answered by the reference solution, `entry.function` by `entry.source`."""
+def notebook(release_notebook: Path, *chosen: Entry) -> nbformat.NotebookNode:
+    """The released notebook answered by the reference solution, each entry's function by its source
+    (entries of one assignment)."""
     from autograder.assignments import get
     from autograder.authoring.submissions import filled
 
-    filled_notebook = filled(Path(release_notebook), get(entry.assignment))
-    cells = [cell for cell in filled_notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
-             and entry.function in _defined(cell.source)]
-    if len(cells) != 1:
-        raise LookupError(f"{entry.label}: {len(cells)} solution cells define {entry.function}")
-    cells[0].source = replace_definition(cells[0].source, entry.function, entry.source)
+    filled_notebook = filled(Path(release_notebook), get(chosen[0].assignment))
+    for entry in chosen:
+        cells = [cell for cell in filled_notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+                 and entry.function in _defined(cell.source)]
+        if len(cells) != 1:
+            raise LookupError(f"{entry.label}: {len(cells)} solution cells define {entry.function}")
+        cells[0].source = replace_definition(cells[0].source, entry.function, entry.source)
     return filled_notebook
+
+
+@dataclass(frozen=True)
+class Pack:
+    """Entries of one assignment graded in one submission, the `number`th of its assignment."""
+
+    assignment: str
+    number: int
+    entries: tuple[Entry, ...]
+
+    @property
+    def student(self) -> str:
+        return f"corpus-{SHORT[self.assignment]}-pack-{self.number}"
+
+
+def _names(source: str) -> tuple[set[str], dict[str, str], set[str]]:
+    """What a source binds at its top level (definitions and assignments), what it imports (name ->
+    the import statement) and every name it uses."""
+    tree = ast.parse(source)
+    bound: set[str] = set()
+    imports: dict[str, str] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            imports.update({(alias.asname or alias.name).split(".")[0]: ast.dump(node) for alias in node.names})
+        else:
+            bound |= {target.id for target in ast.walk(node) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+    used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return bound, imports, used
+
+
+def _apart(a: Entry, b: Entry) -> bool:
+    """Whether two entries can share a submission: no check fed by both, and neither binds a name
+    the other binds, imports otherwise or uses."""
+    if fed_checks(a) & fed_checks(b):
+        return False
+    (bound_a, imports_a, used_a), (bound_b, imports_b, used_b) = _names(a.source), _names(b.source)
+    same_imports = {name for name in imports_a.keys() & imports_b.keys() if imports_a[name] == imports_b[name]}
+    return not (bound_a & (bound_b | used_b | imports_b.keys()) or bound_b & (used_a | imports_a.keys())
+                or (imports_a.keys() & imports_b.keys()) - same_imports)
+
+
+@functools.cache
+def _packs() -> dict[str, Pack]:
+    """Entry name -> its pack: each entry, in corpus order, joins the first pack of its assignment
+    it stands apart from (`_apart`), else starts one."""
+    packs: dict[str, list[list[Entry]]] = {}
+    for entry in ENTRIES:
+        open_packs = packs.setdefault(entry.assignment, [])
+        home = next((members for members in open_packs if all(_apart(entry, other) for other in members)), None)
+        if home is None:
+            open_packs.append(home := [])
+        home.append(entry)
+    return {entry.name: pack for assignment, lists in packs.items()
+            for number, members in enumerate(lists, 1) for pack in [Pack(assignment, number, tuple(members))] for entry in members}
 
 
 def assignments_under_test(root: Path) -> list[str]:
@@ -137,23 +198,27 @@ def assignments_under_test(root: Path) -> list[str]:
             if (narrowed is None or name in narrowed.split(",")) and (Path(root) / "release" / name / f"{name}.ipynb").is_file()]
 
 
-def write_all(root: Path, assignments: Iterable[str] | None = None) -> dict[str, tuple]:
-    """Write one submission per corpus entry of `assignments` (default: `assignments_under_test`)
-    into course root `root`. Returns student -> (assignment, function, kind, expected mistake id)."""
+def pack_of(entry: Entry) -> Pack:
+    return _packs()[entry.name]
+
+
+def packs(assignments: Iterable[str] | None = None) -> list[Pack]:
+    """The packs of `assignments` (all when None), in corpus order."""
+    return list({pack.student: pack for pack in map(pack_of, entries(assignments))}.values())
+
+
+def write_all(root: Path, assignments: Iterable[str] | None = None) -> dict[str, Pack]:
+    """Write one submission per pack of `assignments` (default: `assignments_under_test`) into course
+    root `root`. Returns student -> pack."""
     from autograder.authoring.submissions import write_submission
 
     root = Path(root)
-    names = assignments_under_test(root) if assignments is None else list(assignments)
     written = {}
-    for entry in entries(names):
-        release = root / "release" / entry.assignment / f"{entry.assignment}.ipynb"
-        write_submission(root, entry.student, entry.assignment, notebook(release, entry))
-        written[entry.student] = (entry.assignment, entry.function, entry.kind, entry.expected)
+    for pack in packs(assignments_under_test(root) if assignments is None else list(assignments)):
+        release = root / "release" / pack.assignment / f"{pack.assignment}.ipynb"
+        write_submission(root, pack.student, pack.assignment, notebook(release, *pack.entries))
+        written[pack.student] = pack
     return written
-
-
-def by_student(student: str) -> Entry:
-    return next(entry for entry in ENTRIES if entry.student == student)
 
 
 # ----------------------------------------------------------------------------- the self-check, in process
@@ -167,7 +232,7 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
     from rnnkit.selfcheck import selfcheck
 
     release_notebook = release_notebook or REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"
-    space: dict = {"__name__": f"corpus_{entry.student.replace('-', '_')}"}
+    space: dict = {"__name__": f"corpus_{entry.name.replace('-', '_')}"}
     reports = {}
     for index, cell in enumerate(notebook(release_notebook, entry).cells):
         meta = cell.metadata.get("nbgrader", {})
@@ -177,7 +242,7 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
             name = meta["grade_id"].removeprefix("selfcheck-")
             reports[name] = selfcheck(entry.assignment, name, space.get(name))
         elif meta.get("solution") or str(meta.get("grade_id", "")).startswith("setup"):
-            exec(compile(cell.source, f"<{entry.student} cell {index}>", "exec"), space)
+            exec(compile(cell.source, f"<{entry.name} cell {index}>", "exec"), space)
     return reports
 
 
@@ -224,7 +289,7 @@ def _describe(row) -> str:
 
 def report_text(root: Path, entry: Entry, grade_id: str) -> str:
     """The grader's report in the grade cell `grade_id` of the entry's autograded notebook."""
-    path = Path(root) / "autograded" / entry.student / entry.assignment / f"{entry.assignment}.ipynb"
+    path = Path(root) / "autograded" / pack_of(entry).student / entry.assignment / f"{entry.assignment}.ipynb"
     if not path.is_file():
         return ""
     for cell in nbformat.read(path, as_version=4).cells:
@@ -237,9 +302,11 @@ def report_text(root: Path, entry: Entry, grade_id: str) -> str:
 
 
 def verdict(entry: Entry, rows: dict) -> Verdict:
-    """The verdict on one entry from its autograded rows (grade id -> classdata.Row; a written answer,
-    left to a TA, is no part of it)."""
-    rows = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual}
+    """The verdict on one entry from the autograded rows of its pack (grade id -> classdata.Row; a
+    written answer, left to a TA, is no part of it). The checks fed by the pack's other mistakes are
+    theirs; a point lost on any other check counts against the entry."""
+    others = set().union(*(fed_checks(other) for other in pack_of(entry).entries if other != entry and other.kind == "mistake"))
+    rows = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual and grade_id not in others}
     if not rows:
         return Verdict(entry, "refused" if entry.kind == "variant" else "missed", "not graded (no rows in the gradebook)")
     if entry.kind == "variant":
@@ -260,9 +327,9 @@ def verdict(entry: Entry, rows: dict) -> Verdict:
     return Verdict(entry, outcome, _describe(own), collateral)
 
 
-def verdicts(rows_of: Callable[[Entry], dict], chosen: Iterable[Entry] | None = None) -> list[Verdict]:
-    """The verdict on every chosen entry; `rows_of(entry)` gives its graded rows ({} if none)."""
-    return [verdict(entry, rows_of(entry) or {}) for entry in (ENTRIES if chosen is None else chosen)]
+def verdicts(rows_of: Callable[[Pack], dict], chosen: Iterable[Entry] | None = None) -> list[Verdict]:
+    """The verdict on every chosen entry; `rows_of(pack)` gives the graded rows of its pack ({} if none)."""
+    return [verdict(entry, rows_of(pack_of(entry)) or {}) for entry in (ENTRIES if chosen is None else chosen)]
 
 
 def counts(found: list[Verdict]) -> dict[str, int]:
@@ -291,10 +358,10 @@ def summary(found: list[Verdict]) -> str:
     lines = [head]
     for v in found:
         if v.outcome == "not named" and v.entry.expected is not None:
-            lines.append(f"  note, not named although {v.entry.expected} fits: {v.entry.label} [{v.entry.student}]: {v.detail}")
+            lines.append(f"  note, not named although {v.entry.expected} fits: {v.entry.label} [{v.entry.name}]: {v.detail}")
         if not v.good:
             expected = f" (expected {v.entry.expected})" if v.entry.kind == "mistake" else ""
-            lines.append(f"  {v.outcome.upper()}: {v.entry.label} [{v.entry.student}]{expected}: {v.detail}"
+            lines.append(f"  {v.outcome.upper()}: {v.entry.label} [{v.entry.name}]{expected}: {v.detail}"
                          + (f"; collateral: {', '.join(v.collateral)}" if v.collateral else ""))
     return "\n".join(lines)
 

@@ -4,7 +4,7 @@
 
 A course is made in a temporary folder (or DIR) as tests/classroom.py makes the shared class (the
 committed course files, its short limits), released, given the reference solution and every corpus
-entry, autograded through real nbgrader and read back from the gradebook. `--reports` prints the
+pack, autograded through real nbgrader and read back from the gradebook. `--reports` prints the
 grader's report of every check on which an entry is not as it should be.
 """
 from __future__ import annotations
@@ -14,7 +14,7 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
-from . import ENTRIES, entries, report_text, summary, verdicts, write_all
+from . import ENTRIES, entries, pack_of, report_text, summary, verdicts, write_all
 
 
 def grade(folder: Path, assignments: list[str], workers: int) -> dict:
@@ -56,16 +56,17 @@ def main() -> None:
         if any(lost.values()):
             print(f"the reference solution lost points: {lost}")
         chosen = entries(assignments)
-        found = verdicts(lambda entry: graded["table"].get((entry.assignment, entry.student), {}), chosen)
+        found = verdicts(lambda pack: graded["table"].get((pack.assignment, pack.student), {}), chosen)
         print(summary(found))
         if args.reports:
             for v in found:
                 if v.good:
                     continue
+                pack = pack_of(v.entry)
                 checks = [v.entry.function] if v.entry.kind == "mistake" else [
-                    g for g, row in graded["table"].get((v.entry.assignment, v.entry.student), {}).items() if row.score < row.max_score]
+                    g for g, row in graded["table"].get((pack.assignment, pack.student), {}).items() if row.score < row.max_score]
                 for grade_id in checks:
-                    print(f"\n--- {v.entry.student} / {grade_id}\n{report_text(graded['root'], v.entry, grade_id)}")
+                    print(f"\n--- {v.entry.name} ({pack.student}) / {grade_id}\n{report_text(graded['root'], v.entry, grade_id)}")
 
 
 if __name__ == "__main__":

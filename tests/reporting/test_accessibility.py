@@ -37,7 +37,7 @@ PAGES = {**{f"right-{a}": ("reference", a) for a in ASSIGNMENTS}, "wrong": (WRON
          "refused": ("refused-hand-in", A), "report": "report", "similarity": "similarity"}
 #: The pages that are not a student's feedback.
 CLASS_PAGES = {"report": "reports/class-report.html", "similarity": f"reports/similarity-{A}.html"}
-#: The Chinese class holds the reference, the stub and every mistake; no hostile submission.
+#: The Chinese class holds the reference, the stub and the first mistake of each check; no hostile submission.
 PAGES_ZH = {kind: page for kind, page in PAGES.items() if kind != "hostile"}
 #: What nbconvert writes as the alt text of an image without one.
 NO_DESCRIPTION = "No description has been provided for this image"

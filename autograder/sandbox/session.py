@@ -1,6 +1,6 @@
 """One submission's sandbox session: its runner (started again after a death, earlier cells replayed),
-its budget of runner time and restarts, its cells' outputs within their bounds, and the student's
-functions called in it (`RemoteFunction`).
+its budget of runner time and restarts, its cells' outputs within their bounds, the student's
+functions called in it (`RemoteFunction`), and the second runner the probes call them in (`Session.apart`).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import stat
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import nbformat
 from rnnkit import codec, messages, wire
@@ -49,18 +49,47 @@ class Session:
 
     def __init__(self, folder: Path, limits: Limits, language: str, known: Mapping[str, str] | None = None):
         self.zygote = zygote_channel()
-        self.limits, self.language = limits, language
+        self.folder, self.limits, self.language = folder, limits, language
         self.known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
         shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".*"))
-        self.replay: list[str] = []
+        self.replay: list[str] = []  # the cells that ran, in order
         self.runner: Runner | None = None
+        self.ran = 0  # how many cells of `replay` the runner has run
         self.spent, self.started = 0.0, 0
         self.output_left = limits.OUTPUT_TOTAL_KB * 1024  # bytes (`output_size`) the cells may still keep
+        self.charged = self  # the session whose budget this one's runner time counts against
+        self.probes: Session | None = None
+        self.forking = self.forked = False  # calls go to a fork of the runner (`apart`); one is open
 
     def left(self) -> float:
         """Seconds of runner time the submission has left."""
-        return self.limits.SUBMISSION_TIMEOUT - self.spent
+        return self.limits.SUBMISSION_TIMEOUT - self.charged.spent
+
+    def for_probes(self) -> "Session":
+        """The submission's second runner, where the probes call its functions: a work folder of its
+        own, the same cells (run there as they come, before its next call) and never a graded call,
+        each probe's calls in a fork of its own (`apart`). A function that keeps what it was called
+        with cannot answer a probe's changed inputs with a value it gave for other inputs there. Its
+        runner time counts against this session's budget."""
+        if self.probes is None:
+            self.probes = Session(self.folder, self.limits, self.language, self.known)
+            self.probes.replay, self.probes.charged = self.replay, self
+        return self.probes
+
+    @contextlib.contextmanager
+    def apart(self) -> Iterator[None]:
+        """Within the block, calls run in a fork of the runner (`rnnkit.runner`'s `apart`), taken at
+        the first of them and ended with the block: they leave the runner as it was."""
+        self.forking = True
+        try:
+            yield
+        finally:
+            self.forking = False
+            if self.forked and self.runner is not None and self.runner.alive:
+                with contextlib.suppress(RunnerDied):
+                    self._ask(self.runner, {"op": "end"}, GRACE)
+            self.forked = False
 
     def _check(self) -> None:
         if self.left() <= 0 or self.started > self.limits.RUNNER_RESTARTS + 1:
@@ -80,7 +109,7 @@ class Session:
                                    self.limits.OUTPUT_LIMIT_KB * 1024 * 8 + codec.MAX_BYTES // 4)
             return read(reply)
         finally:
-            self.spent += time.monotonic() - start
+            self.charged.spent += time.monotonic() - start
 
     def _spawn(self) -> Runner:
         self.started += 1
@@ -88,15 +117,17 @@ class Session:
         return self.zygote.spawn(self.workdir, self.limits, self.language, self.known)
 
     def _runner(self) -> Runner:
+        """The live runner, started (again) where needed, having run every cell of `replay`."""
         if self.runner is None or not self.runner.alive:
-            self.runner = self._spawn()
-            for source in self.replay:
-                try:
-                    self._cell(self.runner, source)
-                except BudgetSpent:
-                    raise
-                except RunnerDied:
-                    self.runner = self._spawn()
+            self.runner, self.ran, self.forked = self._spawn(), 0, False
+        while self.ran < len(self.replay):
+            self.ran += 1
+            try:
+                self._cell(self.runner, self.replay[self.ran - 1])
+            except BudgetSpent:
+                raise
+            except RunnerDied:
+                self.runner = self._spawn()
         return self.runner
 
     def _cell(self, runner: Runner, source: str, drawn: dict[str, str] | None = None) -> list:
@@ -127,6 +158,7 @@ class Session:
             return [nbformat.v4.new_output("error", ename="KernelDied", traceback=[], evalue=messages.text(
                 "cell.runner_died", seconds=f"{self.limits.CELL_TIMEOUT:g}"))]
         self.replay.append(source)
+        self.ran = len(self.replay)
         size = sum(map(output_size, outputs))
         if size > self.output_left:
             self.output_left = 0
@@ -139,10 +171,20 @@ class Session:
         in the runner: its result, decoded once; raises StudentFailure, BudgetSpent or RunnerDied. A
         check's arguments that the codec cannot carry are a bug of the check: CodecError."""
         runner = self._runner()
+        if self.forking and not self.forked:
+            self.forked = self._ask(runner, {"op": "apart"}, GRACE, lambda reply: reply.get("apart") is True)
+            if not self.forked:
+                raise StudentFailure("check.runner_died", name=name)
         timeout = self._limit(timeout)
         message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
                    "call": way}
-        return self._ask(runner, message, timeout + GRACE, lambda reply: call_result(reply, timeout))
+        return self._ask(runner, message, timeout + GRACE, lambda reply: self._call_reply(reply, name, timeout))
+
+    def _call_reply(self, reply: dict, name: str, timeout: float) -> codec.Decoded:
+        if self.forked and reply.get("ended") is True:  # the fork died in the call: the runner's word
+            self.forked = False
+            raise StudentFailure("check.runner_died", name=name)
+        return call_result(reply, timeout)
 
     def function(self, name: str, timeout: float | None = None, call: str = "plain") -> "RemoteFunction":
         """The student's function `name`, called in the runner the check's way (`call`, a name of
@@ -151,6 +193,8 @@ class Session:
         return RemoteFunction(self, name, self.limits.CALL_TIMEOUT if timeout is None else timeout, call)
 
     def close(self) -> None:
+        if self.probes is not None:
+            self.probes.close()
         if self.runner is not None:
             self.runner.close()
         remove_tree(self.workdir)
@@ -216,6 +260,19 @@ class RemoteFunction:
     def __init__(self, session: Session, name: str, timeout: float, way: str = "plain"):
         self.session, self.name, self.timeout, self.way = session, name, timeout, way
         self.died = False
+        self._probed: RemoteFunction | None = None
+
+    @property
+    def probe_calls(self) -> "RemoteFunction":
+        """The same function in the submission's second runner (`Session.for_probes`), for the probes'
+        changed inputs (`rnnkit.checking.run_cases`, which runs each probe `apart`)."""
+        if self._probed is None:
+            self._probed = RemoteFunction(self.session.for_probes(), self.name, self.timeout, self.way)
+        return self._probed
+
+    def apart(self) -> contextlib.AbstractContextManager:
+        """A block whose calls leave the runner as it was (`Session.apart`)."""
+        return self.session.apart()
 
     def __call__(self, *args, **kwargs) -> Any:
         if self.died:

@@ -271,7 +271,8 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function (on the case itself,
     a copy of the value just graded) and the case, and returns None or the sentence of the broken
-    rule. A stub fails every case with one message.
+    rule. The probes call `fn.probe_calls` where `fn` has one (the grader's: the same function in a
+    process that never ran the graded calls), else `fn`. A stub fails every case with one message.
     `params` names the function's parameters, to show a hidden case's inputs by name. A value of
     float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
     right or wrong; a wrong value's relation to the expected one is told only where it is no
@@ -281,9 +282,15 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     found: list[tuple[str, ...] | None] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
     wrong_values: dict[int, tuple[Verdict, Case, bool, Any]] = {}  # result index -> a wrong value's verdict, to word at the end
     float32: set[int] = set()
+    passed: dict[int, tuple[Case, Any]] = {}  # result index -> the case and its value, of each right value
+    shows: dict[int, Callable[[], tuple]] = {}  # result index -> what a broken rule shows of the case
+
+    def run(case: Case, fn: Callable = fn) -> Any:
+        return accepted(call_student(fn, case, name=name, call=rules.call, timeout=timeout), name=name, case=case)
+
     for case, public, expected in cases:
-        run = lambda c: accepted(call_student(fn, c, name=name, call=rules.call, timeout=timeout), name=name, case=c)  # noqa: E731
-        shown = lambda verdict=None: () if public else _shown(case, expected, params, verdict)  # noqa: E731
+        shown = lambda verdict=None, case=case, public=public, expected=expected: (  # noqa: E731
+            () if public else _shown(case, expected, params, verdict))
         try:
             got = run(case)
         except StudentFailure as failure:
@@ -314,10 +321,11 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             else:
                 results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
             continue
-        graded = lambda c, got=got: copy.deepcopy(got) if c is case else run(c)  # noqa: E731  (the case's own value: graded already)
-        broken = next(filter(None, (_probe(probe, graded, case) for probe in probes)), None)
-        results.append(CaseResult(case.label, public, not broken, broken or "", "", *(shown() if broken else ())))
+        passed[len(results)], shows[len(results)] = (case, got), shown
+        results.append(CaseResult(case.label, public, True))
         found.append(None)
+    for index, message in _broken_rules(probes, passed, getattr(fn, "probe_calls", fn) if probes and passed else fn, run).items():
+        results[index] = CaseResult(results[index].label, results[index].public, False, message, "", *shows[index]())
     for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():
         _, case, public, expected = wrong_values[index]
         results[index].message = verdict.message(reveal=public and rules.reveal)
@@ -377,6 +385,24 @@ def _shown(case: Case, expected: Any, params: tuple[str, ...], verdict: Verdict 
         at = messages.text("check.hidden_case_expected_at", where=verdict.fields["where"], expected=verdict.fields["expected"])
         return inputs, " ".join(filter(None, [at, verdict.relation()]))
     return inputs, messages.text("check.hidden_case_expected", expected=show(expected, 300))
+
+
+def _broken_rules(probes: tuple[Probe, ...], passed: dict[int, tuple[Case, Any]], probed: Callable,
+                  run: Callable[[Case, Callable], Any]) -> dict[int, str]:
+    """result index -> the sentence of the first probe whose rule the case breaks. The probes call
+    `probed`, each probe's calls in a block of `probed.apart()` where it has one (the grader's: a fork
+    of its own); `run(case, probed)` calls it safely, and on a case itself a probe gets a copy of the
+    value graded."""
+    broken: dict[int, str] = {}
+    apart = getattr(probed, "apart", contextlib.nullcontext)
+    for probe in probes:
+        with apart():
+            for index, (case, got) in passed.items():
+                if index not in broken:
+                    graded = lambda c, case=case, got=got: copy.deepcopy(got) if c is case else run(c, probed)  # noqa: E731
+                    if message := _probe(probe, graded, case):
+                        broken[index] = message
+    return broken
 
 
 def _probe(probe: Probe, run: Callable[[Case], Any], case: Case) -> str | None:

@@ -14,7 +14,11 @@ one) and, speaking that language (`rnnkit.messages.speaking`), serves the grader
   a function the student's cells defined, called the check's way (`call`, a name of
   `rnnkit.helpers.CALLS`: twice from pristine defaults, after a warm-up run, held to "returns copies",
   or plainly) within `timeout` seconds in all, as the self-check calls it; arguments and result in
-  `codec` data.
+  `codec` data;
+* `{"op": "apart"}` -> `{"apart": true}`: the runner forks, and the fork answers the requests that
+  follow until `{"op": "end"}`; then (or when the fork dies, in place of the reply it owed) the runner
+  answers `{"ended": true}`. What those requests did to the student's state is gone with the fork.
+  Where the fork fails, the answer is `{"ended": true}` at once.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
 When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`).
@@ -69,8 +73,8 @@ def _call(cells: CellRunner, message: dict) -> dict:
         return _failure("check.unreadable_result", detail="the value is nested too deeply")
 
 
-def serve(sock: socket.socket, cells: CellRunner) -> None:
-    """Answer the grader until it says `exit` or closes the socket."""
+def serve(sock: socket.socket, cells: CellRunner, fork: bool = False) -> None:
+    """Answer the grader until it says `exit` (in a fork of `apart`: `end`) or closes the socket."""
     while True:
         try:
             message = wire.receive(sock)
@@ -81,7 +85,9 @@ def serve(sock: socket.socket, cells: CellRunner) -> None:
             reply = {"outputs": cells.run(wire.field(message, "source", str, ""))}
         elif op == "call":
             reply = _call(cells, message)
-        elif op == "exit":
+        elif op == "apart" and not fork:
+            reply = _apart(sock, cells)
+        elif op == "exit" or (op == "end" and fork):
             return
         else:
             reply = {"error": f"unknown op {op!r}"}
@@ -91,6 +97,22 @@ def serve(sock: socket.socket, cells: CellRunner) -> None:
             wire.send(sock, {"error": str(error)})
         except OSError:
             return
+
+
+def _apart(sock: socket.socket, cells: CellRunner) -> dict:
+    """Fork; the fork serves the grader until `end`; then the reply that the fork ended."""
+    try:
+        pid = os.fork()
+    except OSError:
+        return {"ended": True}
+    if pid == 0:
+        try:
+            wire.send(sock, {"apart": True})
+            serve(sock, cells, fork=True)
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    return {"ended": True}
 
 
 def _child(connection: socket.socket, request: dict) -> None:

@@ -1,0 +1,74 @@
+"""The probes call a submission's functions in a second runner (`Session.apart`): the same cells, a
+work folder of its own, and never a graded call. A function that keeps what it was called with,
+and answers inputs of the same shapes with the value it gave before, cannot hand a probe's changed
+inputs the graded case's value there; an honest function earns the same points as before."""
+from __future__ import annotations
+
+import pytest
+
+from autograder.assignments import get
+from autograder.grading.attempts import Attempt
+from autograder.grading.checks import grade
+from autograder.sandbox.session import Session
+from rnnkit import codec
+from rnnkit.checking import StudentFailure
+from rnnkit.jail.limits import Limits
+
+#: masked_rnn_forward, its state at a padded step being `keep`'s of the stepped and the carried state.
+FORWARD = """
+import numpy as np
+
+def masked_rnn_forward(step, X, lengths, h0):
+    X = np.asarray(X, dtype=float)
+    B, T, _ = X.shape
+    h = np.tile(np.asarray(h0, dtype=float), (B, 1))
+    H = np.zeros((B, T, h.shape[1]))
+    for t in range(T):
+        valid = (t < np.asarray(lengths))[:, None]
+        h = {keep}(valid, np.array([step(X[b, t], h[b]) for b in range(B)]), h)
+        H[:, t] = h
+    return H, h.copy()
+"""
+#: Masking by selection: padding never reaches the states.
+SELECTING = FORWARD.format(keep="np.where")
+#: Masking by multiplication: right on finite padding, while NaN padding reaches the states (0 * nan
+#: is nan), which is the padding probe's catch.
+MULTIPLYING = FORWARD.format(keep="(lambda valid, new, old: valid * new + ~valid * old)")
+#: The same, answering inputs of shapes, lengths and h0 it has seen with the value it gave then: every
+#: changed input of a probe has the graded case's shapes.
+CACHED = MULTIPLYING.replace("def masked_rnn_forward(", "def _forward(") + """
+_seen = {}
+
+def masked_rnn_forward(step, X, lengths, h0):
+    key = (np.shape(X), tuple(np.asarray(lengths).tolist()), np.asarray(h0).tobytes())
+    return _seen.setdefault(key, _forward(step, X, lengths, h0))
+"""
+
+
+@pytest.mark.parametrize("source, points", [(SELECTING, 3), (MULTIPLYING, 0), (CACHED, 0)], ids=["selecting", "multiplying", "cached"])
+def test_a_function_that_answers_same_shaped_inputs_from_a_cache_does_not_pass_the_probes(tmp_path, source, points):
+    spec = get("ch12_boundaries")
+    check = spec.check("masked_rnn_forward")
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
+        session.run_cell(source)
+        report = grade(spec, check, session.function(check.name, timeout=5, call=check.call), attempt=Attempt(b"k", "s"),
+                       hidden=2, timeout=0, points=3)
+        assert report.score == points, report.lines(graded=True)
+        assert session.probes is not None and session.probes.ran == len(session.replay)  # the probes ran in the second runner
+
+
+def test_calls_apart_leave_the_runner_as_the_cells_left_it_and_a_fork_that_dies_costs_one_call(tmp_path):
+    source = "seen = []\n\ndef remember(x):\n    seen.append(x)\n    return len(seen)\n\ndef leave(x):\n    import os\n    os._exit(3)\n"
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
+        session.run_cell(source)
+        remember, leave = session.function("remember", timeout=5), session.function("leave", timeout=5)
+        with remember.apart():
+            assert [codec.plain(remember(1)), codec.plain(remember(2))] == [1, 2]  # one fork for the block
+        with remember.apart():
+            assert codec.plain(remember(3)) == 1  # a new fork, of the runner as the cells left it
+            with pytest.raises(StudentFailure) as died:
+                leave(0)
+            assert died.value.message_id == "check.runner_died"
+            assert codec.plain(remember(4)) == 1  # the fork died: the next call has a new one
+        assert [codec.plain(remember(5)), codec.plain(remember(6))] == [1, 2]  # the runner itself, untouched until now
+        assert session.started == 1

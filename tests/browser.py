@@ -145,7 +145,7 @@ MATHJAX_STUB = ("window.MathJax = {Hub: {Config() {}, Queue() {}, Configured() {
                 " Startup: {signal: {Interest() {}}}}};")
 
 
-def _route(route) -> None:
+def local_only(route) -> None:
     """file:// and 127.0.0.1 pass, MathJax gets the stub, everything else is aborted."""
     url = urlsplit(route.request.url)
     if url.hostname in ("127.0.0.1", None):
@@ -158,9 +158,9 @@ def _route(route) -> None:
 
 @pytest.fixture
 def context(browser):
-    """A fresh browser context that reaches only file:// and 127.0.0.1 (see `_route`)."""
+    """A fresh browser context that reaches only file:// and 127.0.0.1 (see `local_only`)."""
     context = browser.new_context()
-    context.route("**/*", _route)
+    context.route("**/*", local_only)
     yield context
     context.close()
 

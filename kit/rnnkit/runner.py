@@ -30,6 +30,7 @@ import os
 os.environ["OPENBLAS_NUM_THREADS"] = "1"  # before numpy: a fork into new namespaces hangs otherwise
 os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
+import contextlib  # noqa: E402
 import json  # noqa: E402
 import selectors  # noqa: E402
 import signal  # noqa: E402
@@ -111,7 +112,8 @@ def _apart(sock: socket.socket, cells: CellRunner) -> dict:
             serve(sock, cells, fork=True)
         finally:
             os._exit(0)
-    os.waitpid(pid, 0)
+    with contextlib.suppress(ChildProcessError):  # reaped already, where the cells ignore SIGCHLD
+        os.waitpid(pid, 0)
     return {"ended": True}
 
 

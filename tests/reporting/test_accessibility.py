@@ -19,7 +19,7 @@ from autograder.coursedir.layout import Course
 from autograder.reporting import classdata, report, similarity_page
 
 from .. import hostile
-from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, login, overflow_at, unreached_by_tab
+from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, login, local_only, overflow_at, unreached_by_tab
 from ..browser import browser_test
 from ..conftest import ASSIGNMENTS
 from ..intake.test_escape import feedback_html, refusal_comment
@@ -104,8 +104,31 @@ UNNAMED_SIGNS = r"""() => [...document.querySelectorAll('body *')].filter(e =>
     .map(e => e.outerHTML.slice(0, 160))"""
 
 
+@contextlib.contextmanager
+def _signed_in(browser, server):
+    """A browser context logged in to `server`, for a module's pages (see `tests.browser.context`)."""
+    context = browser.new_context()
+    context.route("**/*", local_only)
+    try:
+        login(context, server)
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def instructor_en(browser, served_class):
+    with _signed_in(browser, served_class) as context:
+        yield context
+
+
+@pytest.fixture(scope="module")
+def instructor_zh(browser, served_class_zh):
+    with _signed_in(browser, served_class_zh) as context:
+        yield context
+
+
 def _check(context, server, path: str, lang: str) -> None:
-    login(context, server)
     page = context.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     try:
@@ -143,13 +166,13 @@ def test_the_axe_run_finds_the_wcag_and_best_practice_rules_a_page_breaks(contex
 
 
 @pytest.mark.parametrize("kind", PAGES)
-def test_the_english_pages_pass_wcag_22_aa(kind, pages_en, served_class, context):
-    _check(context, served_class, pages_en[kind], "en")
+def test_the_english_pages_pass_wcag_22_aa(kind, pages_en, served_class, instructor_en):
+    _check(instructor_en, served_class, pages_en[kind], "en")
 
 
 @pytest.mark.parametrize("kind", PAGES_ZH)
-def test_the_chinese_pages_pass_wcag_22_aa(kind, pages_zh, served_class_zh, context):
-    _check(context, served_class_zh, pages_zh[kind], "zh-Hans")
+def test_the_chinese_pages_pass_wcag_22_aa(kind, pages_zh, served_class_zh, instructor_zh):
+    _check(instructor_zh, served_class_zh, pages_zh[kind], "zh-Hans")
 
 
 def test_every_assignment_draws_a_plot_with_words(pages_en, graded_class):

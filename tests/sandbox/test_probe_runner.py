@@ -57,10 +57,11 @@ def test_a_function_that_answers_same_shaped_inputs_from_a_cache_does_not_pass_t
         assert session.probes is not None and session.probes.ran == len(session.replay)  # the probes ran in the second runner
 
 
-def test_calls_apart_leave_the_runner_as_the_cells_left_it_and_a_fork_that_dies_costs_one_call(tmp_path):
+@pytest.mark.parametrize("cells", ["", "import signal\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"], ids=["plain", "sigchld-ignored"])
+def test_calls_apart_leave_the_runner_as_the_cells_left_it_and_a_fork_that_dies_costs_one_call(tmp_path, cells):
     source = "seen = []\n\ndef remember(x):\n    seen.append(x)\n    return len(seen)\n\ndef leave(x):\n    import os\n    os._exit(3)\n"
     with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
-        session.run_cell(source)
+        session.run_cell(cells + source)
         remember, leave = session.function("remember", timeout=5), session.function("leave", timeout=5)
         with remember.apart():
             assert [codec.plain(remember(1)), codec.plain(remember(2))] == [1, 2]  # one fork for the block

@@ -1,6 +1,7 @@
 """One submission's sandbox session: its runner (started again after a death, earlier cells replayed),
 its budget of runner time and restarts, its cells' outputs within their bounds, the student's
-functions called in it (`RemoteFunction`), and the second runner the probes call them in (`Session.apart`).
+functions called in it (`RemoteFunction`), and the second runner the probes call them in
+(`Session.for_probes`, each probe `Session.apart`).
 """
 from __future__ import annotations
 

@@ -6,6 +6,7 @@ which `.ci/run` sets) they fail instead, so they never pass there unrun.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import signal
@@ -156,13 +157,21 @@ def local_only(route) -> None:
         route.abort()
 
 
-@pytest.fixture
-def context(browser):
+@contextlib.contextmanager
+def local_context(browser):
     """A fresh browser context that reaches only file:// and 127.0.0.1 (see `local_only`)."""
     context = browser.new_context()
     context.route("**/*", local_only)
-    yield context
-    context.close()
+    try:
+        yield context
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def context(browser):
+    with local_context(browser) as context:
+        yield context
 
 
 @dataclass

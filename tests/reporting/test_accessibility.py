@@ -19,7 +19,7 @@ from autograder.coursedir.layout import Course
 from autograder.reporting import classdata, report, similarity_page
 
 from .. import hostile
-from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, login, local_only, overflow_at, unreached_by_tab
+from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, local_context, login, overflow_at, unreached_by_tab
 from ..browser import browser_test
 from ..conftest import ASSIGNMENTS
 from ..intake.test_escape import feedback_html, refusal_comment
@@ -104,27 +104,19 @@ UNNAMED_SIGNS = r"""() => [...document.querySelectorAll('body *')].filter(e =>
     .map(e => e.outerHTML.slice(0, 160))"""
 
 
-@contextlib.contextmanager
-def _signed_in(browser, server):
-    """A browser context logged in to `server`, for a module's pages (see `tests.browser.context`)."""
-    context = browser.new_context()
-    context.route("**/*", local_only)
-    try:
-        login(context, server)
-        yield context
-    finally:
-        context.close()
-
-
 @pytest.fixture(scope="module")
 def instructor_en(browser, served_class):
-    with _signed_in(browser, served_class) as context:
+    """A browser context logged in to the English class's server, for this module's pages."""
+    with local_context(browser) as context:
+        login(context, served_class)
         yield context
 
 
 @pytest.fixture(scope="module")
 def instructor_zh(browser, served_class_zh):
-    with _signed_in(browser, served_class_zh) as context:
+    """The same for the Chinese class's server."""
+    with local_context(browser) as context:
+        login(context, served_class_zh)
         yield context
 
 

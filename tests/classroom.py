@@ -1,12 +1,11 @@
 """One class, released and autograded once through real nbgrader, shared by the end-to-end tests.
 
-It holds, for every assignment, the reference solution, the untouched stub, one mutant per
-catalogued mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`,
-packed a few to a submission where they cannot touch each other's checks), and
-for ch12_bptt every hostile submission of `tests/hostile.py` beside honest students, and the
-independent students and planted copies of `tests/similar.py`. The course's
-files are fingerprinted before grading and right after it, so tests can show that grading changed
-none of them.
+It holds, for every assignment, the reference solution, the untouched stub, every catalogued
+mistake and the corpus of correct variants and plausible mistakes (`tests/corpus/`), both a few
+to a submission where they cannot touch each other's checks (`mutants`), and for ch12_bptt every
+hostile submission of `tests/hostile.py` beside honest students, and the independent students and
+planted copies of `tests/similar.py`. The course's files are fingerprinted before grading and
+right after it, so tests can show that grading changed none of them.
 """
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ from pathlib import Path
 from rnnkit import messages
 
 from autograder.assignments import get
+from autograder.grading import catalogue
 from autograder.reporting import classdata
 from autograder.commands.course import Outcome, autograde, release
 from autograder.authoring.submissions import filled, write_submission
@@ -71,10 +71,16 @@ class GradedClass:
     after: dict[str, str]
     seconds: float
     table: dict = field(default_factory=dict)
+    #: whether the class holds the sample of the mistakes only (`one_mistake_per_check`)
+    sample: bool = False
 
     def rows(self, assignment: str, student: str) -> dict:
         """grade id -> classdata.Row of one submission."""
         return self.table[(assignment, student)]
+
+    def holder(self, assignment: str, mistake: str) -> Mutants:
+        """The submission of `assignment` in this class that holds `mistake` (an id)."""
+        return holder(assignment, mistake, self.sample)
 
 
 def one_mistake_per_check(assignment: str) -> list[str]:
@@ -88,17 +94,52 @@ def one_mistake_per_check(assignment: str) -> list[str]:
     return list(first.values())
 
 
+@dataclass(frozen=True)
+class Mutants:
+    """Catalogued mistakes of one assignment handed in together by student `mistakes-<number>`, each
+    in place of its own function; no check is fed by two of them (`Mistake.checks`)."""
+
+    assignment: str
+    number: int
+    mistakes: tuple[catalogue.Mistake, ...]
+
+    @property
+    def student(self) -> str:
+        return f"mistakes-{self.number}"
+
+    def others(self, mistake: str) -> set[str]:
+        """The checks fed by the submission's mistakes other than `mistake` (an id): theirs to lose."""
+        return {check for other in self.mistakes if other.id != mistake for check in other.checks}
+
+
+def mutants(assignment: str, sample: bool = False) -> list[Mutants]:
+    """The mutant submissions of `assignment`: each catalogued mistake (with `sample`, those of
+    `one_mistake_per_check`), in catalogue order, joins the first submission none of whose checks it
+    feeds, else starts one."""
+    chosen = set(one_mistake_per_check(assignment)) if sample else None
+    packs: list[list[catalogue.Mistake]] = []
+    for entry in get(assignment).mistakes():
+        if chosen is None or entry.id in chosen:
+            home = next((members for members in packs if not set(entry.checks) & {c for m in members for c in m.checks}), None)
+            if home is None:
+                packs.append(home := [])
+            home.append(entry)
+    return [Mutants(assignment, number, tuple(members)) for number, members in enumerate(packs, 1)]
+
+
+def holder(assignment: str, mistake: str, sample: bool = False) -> Mutants:
+    """The mutant submission of `assignment` that holds `mistake` (an id)."""
+    return next(pack for pack in mutants(assignment, sample) if any(entry.id == mistake for entry in pack.mistakes))
+
+
 def write_contract_submissions(root: Path, assignments: list[str], sample: bool = False) -> None:
-    """Per released assignment: the reference solution, the untouched stub and one mutant per
-    catalogued mistake (named by the mistake id), or with `sample` only those of `one_mistake_per_check`."""
+    """Per released assignment: the reference solution, the untouched stub and its `mutants`."""
     for assignment in assignments:
         notebook = root / "release" / assignment / f"{assignment}.ipynb"
         write_submission(root, "reference", assignment, filled(notebook, get(assignment)))
         write_submission(root, "stub", assignment, None)
-        chosen = set(one_mistake_per_check(assignment)) if sample else None
-        for entry in get(assignment).mistakes():
-            if chosen is None or entry.id in chosen:
-                write_submission(root, entry.id, assignment, filled(notebook, get(assignment), entry))
+        for pack in mutants(assignment, sample):
+            write_submission(root, pack.student, assignment, filled(notebook, get(assignment), *pack.mistakes))
 
 
 def grade_class(root: Path, assignments: list[str], workers: int = 2) -> GradedClass:
@@ -141,7 +182,7 @@ def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> Grad
     write_contract_submissions(root, assignments, sample=True)
     start = time.perf_counter()
     run("autograde", "--workers", str(workers))
-    graded = GradedClass(root, [], {}, {}, {}, time.perf_counter() - start)
+    graded = GradedClass(root, [], {}, {}, {}, time.perf_counter() - start, sample=True)
     for row in classdata.collect(root):
         graded.table.setdefault((row.assignment, row.student), {})[row.grade_id] = row
     return graded

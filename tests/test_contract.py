@@ -2,7 +2,8 @@
 graded classes of both languages (tests/conftest.py: `graded_class`, and `graded_class_zh` whose
 course speaks Chinese): the reference earns full marks, the untouched stub zero, each catalogued
 mistake (in the Chinese class, the first of each check) loses points on its own check (and only on
-the checks it can reach) and is named there, in the course's language; and the release holds no solution, no hidden test and nothing of the grader.
+the checks it can reach, or those of the mistakes handed in with it) and is named there, in the
+course's language; and the release holds no solution, no hidden test and nothing of the grader.
 Its fast twin, in-process and without nbgrader, is tests/grading/test_catalogue.py."""
 import json
 import re
@@ -13,8 +14,9 @@ from rnnkit import messages
 
 from autograder.authoring import build
 from autograder.assignments import get
+from autograder.authoring.submissions import filled
 
-from .classroom import one_mistake_per_check
+from .classroom import mutants, one_mistake_per_check
 from .conftest import ASSIGNMENTS, REPO
 
 pytestmark = pytest.mark.nbgrader
@@ -54,16 +56,21 @@ def _full_marks_and_zero(graded, assignment: str, lang: str, monkeypatch) -> Non
 
 
 def _caught_on_its_check_only(graded, assignment: str, mistake: str, lang: str, monkeypatch) -> None:
-    """The mistake's own check loses points and names it, in `lang`; no check it cannot reach loses any."""
+    """The mistake's own check loses points and names it, in `lang`; no check it cannot reach loses
+    any, but those fed by the other mistakes handed in with it (`tests.classroom.Mutants`)."""
     entry = next(m for m in get(assignment).mistakes() if m.id == mistake)
-    rows = graded.rows(assignment, mistake)
+    pack = graded.holder(assignment, mistake)
+    rows = graded.rows(assignment, pack.student)
     own = rows[entry.function]
     assert own.score < own.max_score
     assert mistake in own.misconceptions, own.misconceptions
-    untouched = {name: row.score for name, row in rows.items() if name not in entry.checks and row.score != row.max_score and not row.needs_manual}
+    theirs = pack.others(mistake)
+    assert entry.function not in theirs
+    untouched = {name: row.score for name, row in rows.items()
+                 if name not in entry.checks and name not in theirs and row.score != row.max_score and not row.needs_manual}
     assert not untouched, f"points lost outside the checks it can affect: {untouched}"
     monkeypatch.setenv("COURSE_LANG", lang)
-    assert _flat(messages.text(f"mistake.{mistake}")) in _flat(_grade_texts(graded, assignment, mistake)[entry.function])
+    assert _flat(messages.text(f"mistake.{mistake}")) in _flat(_grade_texts(graded, assignment, pack.student)[entry.function])
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -103,3 +110,21 @@ def test_the_release_holds_no_solution_hidden_test_or_grader(assignment):
             start = build.rubric(get(assignment), answer.name, lang)[:30]
             for form in (json.dumps(start, ensure_ascii=False)[1:-1], json.dumps(start)[1:-1]):
                 assert form not in notebook and form not in kit, (answer.name, lang)
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_mutants_hand_in_each_mistake_once_in_place_of_its_function_and_no_check_is_fed_by_two(assignment):
+    release = REPO / "release" / assignment / f"{assignment}.ipynb"
+    for sample, chosen in ((False, [m.id for m in get(assignment).mistakes()]), (True, one_mistake_per_check(assignment))):
+        packs = mutants(assignment, sample)
+        assert sorted(m.id for pack in packs for m in pack.mistakes) == sorted(chosen)
+        assert len({pack.student for pack in packs}) == len(packs)
+        for pack in packs:
+            fed = [check for m in pack.mistakes for check in m.checks]
+            assert len(fed) == len(set(fed)), pack.student
+    pack = max(mutants(assignment), key=lambda pack: len(pack.mistakes))
+    code = "\n".join(cell.source for cell in filled(release, get(assignment), *pack.mistakes).cells if cell.cell_type == "code")
+    assert all(m.source() in code for m in pack.mistakes)
+    one, other = next((a, b) for a in get(assignment).mistakes() for b in get(assignment).mistakes() if a.function == b.function and a != b)
+    with pytest.raises(ValueError, match="two mistakes replace one function"):
+        filled(release, get(assignment), one, other)

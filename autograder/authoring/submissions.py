@@ -1,7 +1,8 @@
 """Submissions built from the released notebook: the reference, the untouched stub, and mutants.
 
-A mutant is the reference solution with one catalogued mistake pasted in place of the function
-it replaces - what a student with that misconception would hand in.
+A mutant is the reference solution with a catalogued mistake pasted in place of the function it
+replaces - what a student with that misconception would hand in (or with several, each in place
+of its own function).
 """
 from __future__ import annotations
 
@@ -23,18 +24,21 @@ def _defined(source: str) -> list[str]:
     return [node.name for node in ast.parse(source).body if isinstance(node, ast.FunctionDef)]
 
 
-def filled(release_notebook: Path, spec: Assignment, mistake: catalogue.Mistake | None = None) -> nbformat.NotebookNode:
+def filled(release_notebook: Path, spec: Assignment, *mistakes: catalogue.Mistake) -> nbformat.NotebookNode:
     """The released notebook of `spec` with every solution cell answered by the reference solution,
-    except the function replaced by `mistake`, which gets the mistaken code."""
+    except the functions the `mistakes` replace (one each), which get the mistaken code."""
     notebook = nbformat.read(release_notebook, as_version=4)
+    replaced = {mistake.function: mistake for mistake in mistakes}
+    if len(replaced) != len(mistakes):
+        raise ValueError(f"two mistakes replace one function: {[mistake.id for mistake in mistakes]}")
     sources = spec.function_sources()
     for cell in notebook.cells:
         if cell.cell_type != "code" or not cell.metadata.get("nbgrader", {}).get("solution"):
             continue  # a written answer is the student's own words: left as released
         parts = []
         for name in _defined(cell.source):
-            if mistake is not None and name == mistake.function:
-                parts.append(mistake.source())
+            if name in replaced:
+                parts.append(replaced[name].source())
             else:
                 parts.append(strip_markers(sources[name]))
         cell.source = "\n\n\n".join(parts)

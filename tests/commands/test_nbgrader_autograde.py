@@ -15,7 +15,7 @@ from rnnkit import messages
 from autograder.authoring import build
 from autograder.reporting import classdata, report
 from autograder.assignments import get
-from autograder.commands.course import BIN, autograde, feedback, nbgrader, nbgrader_env, release
+from autograder.commands.course import BIN, autograde, feedback, nbgrader_env, release
 from autograder.reporting.exports import export
 
 from ..classroom import reveals
@@ -45,7 +45,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
     cheats = [student for student, kind in graded_class.kinds.items() if kind == "cheat"]
     refused = ["links-beside", "notebook-link", "not-json"] if "links-beside" in graded_class.kinds else []  # links survive the copy below
     faults = ["copied-cells", "odd-metadata", "garbled-timestamp", "hash-set"] if refused else []
-    students = sorted(["reference", "stub", *(m.id for m in get(assignment).mistakes()[:3]), *cheats[:4], *refused, *faults])
+    students = sorted(["reference", "stub", *{graded_class.holder(assignment, m.id).student for m in get(assignment).mistakes()[:3]}, *cheats[:4], *refused, *faults])
     other = make_course(tmp_path / "sequential", [assignment])
     shutil.copy2(graded_class.root / "course_config.py", other / "course_config.py")
     with (other / "course_config.py").open("a") as handle:
@@ -66,7 +66,7 @@ def test_plain_nbgrader_autograde_gives_the_same_grades(graded_class, tmp_path):
 
 def test_a_dask_local_cluster_gives_the_same_grades(graded_class, tmp_path):
     assignment = ASSIGNMENTS[0]
-    students = ["reference", get(assignment).mistakes()[0].id]
+    students = ["reference", graded_class.holder(assignment, get(assignment).mistakes()[0].id).student]
     other = make_course(tmp_path / "dask", [assignment])
     shutil.copy2(graded_class.root / "course_config.py", other / "course_config.py")
     with (other / "course_config.py").open("a") as handle:
@@ -93,13 +93,14 @@ def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(gra
     check in its contents, wraps the messages, shows a failed hidden case and the grader's summary."""
     assignment = "ch12_bptt" if "ch12_bptt" in ASSIGNMENTS else ASSIGNMENTS[0]
     mistake = get(assignment).mistakes()[0].id
-    students = ["reference", "stub", mistake]
+    holder = graded_class.holder(assignment, mistake).student
+    students = ["reference", "stub", holder]
     start = time.time() - 1  # other tests write feedback into the shared class too: count only this run's pages
     feedback(graded_class.root, [assignment], students=students)
     for outcome in graded_class.outcomes:
         written = [p for p in (graded_class.root / "feedback" / outcome.student / outcome.assignment).glob("*.html") if p.stat().st_mtime >= start]
         assert bool(written) == (outcome.student in students and outcome.assignment == assignment), outcome
-    page = (graded_class.root / "feedback" / mistake / assignment / f"{assignment}.html").read_text(encoding="utf-8")
+    page = (graded_class.root / "feedback" / holder / assignment / f"{assignment}.html").read_text(encoding="utf-8")
     toc = page[page.index('<div id="toc">'):page.index("</ol>")]
     names = [check.name for check in get(assignment).graded]
     assert [f'<code>{name}</code>' in toc for name in names] == [True] * len(names) and "Test cell" not in toc
@@ -107,7 +108,7 @@ def test_feedback_is_written_for_the_students_asked_for_and_names_each_check(gra
     text = html.unescape(re.sub(r"<[^>]+>", "", page))
     assert "That hidden case's inputs:" in text and f"[{mistake}]" in text
     assert not reveals(text)  # FEEDBACK_SHOWS_EXPECTED = "after_due", and no due date is set
-    rows = graded_class.rows(assignment, mistake)
+    rows = graded_class.rows(assignment, holder)
     right = sum(row.score == row.max_score for name, row in rows.items() if name in names)
     assert 0 < right < len(names) and messages.text("notebook.summary", right=right, total=len(names)) in text
     for answer in get(assignment).written:  # below each written answer, the rubric: the book's reference answer
@@ -133,7 +134,8 @@ def test_export_writes_nbgrader_grades_and_a_per_question_breakdown(graded_class
     with breakdown.open() as handle:
         questions = list(csv.DictReader(handle))
     entry = get(ASSIGNMENTS[0]).mistakes()[0]
-    named = [q for q in questions if q["student_id"] == entry.id and q["grade_id"] == entry.function]
+    student = graded_class.holder(ASSIGNMENTS[0], entry.id).student
+    named = [q for q in questions if q["student_id"] == student and q["grade_id"] == entry.function]
     assert named and entry.id in named[0]["misconceptions"].split()
     html = report.write_html(classdata.load(root), root / "reports" / "class.html").read_text()
     assert html.count("<img") >= len(ASSIGNMENTS)

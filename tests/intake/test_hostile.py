@@ -220,7 +220,8 @@ def test_a_regrade_draws_the_same_cases_a_new_attempt_new_ones(graded_class):
     """Through nbgrader: the same submission graded again shows the same hidden case; handed in again
     (a new submission timestamp), it is graded on new numbers, worth the same."""
     entry = get(A).mistakes()[1]
-    student, stamp = entry.id, graded_class.root / "submitted" / entry.id / A / "timestamp.txt"
+    student = graded_class.holder(A, entry.id).student
+    stamp = graded_class.root / "submitted" / student / A / "timestamp.txt"
     first, score = _shown_case(graded_class, student, entry.function), _score(graded_class, student, entry.function)
     original = stamp.read_text()
     try:
@@ -243,16 +244,16 @@ def _score(graded_class, student: str, check: str) -> float:
 
 
 def test_the_feedback_shows_expected_values_only_as_the_course_allows(graded_class):
-    entry = get(A).mistakes()[1]
-    page = graded_class.root / "feedback" / entry.id / A / f"{A}.html"
+    student = graded_class.holder(A, get(A).mistakes()[1].id).student
+    page = graded_class.root / "feedback" / student / A / f"{A}.html"
     text = lambda: html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))  # noqa: E731
     try:
-        nbgrader(graded_class.root, "generate_feedback", A, f"--student={entry.id}", "--force", "--RevealExpected.shows_expected=always")
+        nbgrader(graded_class.root, "generate_feedback", A, f"--student={student}", "--force", "--RevealExpected.shows_expected=always")
         assert reveals(text())
-        nbgrader(graded_class.root, "generate_feedback", A, f"--student={entry.id}", "--force", "--RevealExpected.shows_expected=never")
+        nbgrader(graded_class.root, "generate_feedback", A, f"--student={student}", "--force", "--RevealExpected.shows_expected=never")
         assert "That hidden case's inputs:" in text() and not reveals(text())
         raw = page.read_text(encoding="utf-8")  # what the grader keeps of each hidden case stays in the graded notebook
         assert '"drawn":' not in raw and '"expected":' not in raw and '"got":' not in raw
     finally:
-        feedback(graded_class.root, [A], students=[entry.id])
+        feedback(graded_class.root, [A], students=[student])
     assert not reveals(text())  # after_due, and no due date

@@ -19,6 +19,7 @@ from autograder.coursedir.layout import Course
 from autograder.reporting import classdata, report, similarity_page
 
 from .. import hostile
+from ..classroom import holder
 from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, local_context, login, overflow_at, unreached_by_tab
 from ..browser import browser_test
 from ..conftest import ASSIGNMENTS
@@ -28,8 +29,8 @@ pytestmark = [pytest.mark.nbgrader, browser_test,
               pytest.mark.skipif(hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}")]
 
 A = hostile.ASSIGNMENT
-#: A submission with a catalogued mistake, in both classes (the mistake's id is the student's).
-WRONG = get(A).mistakes()[0].id
+#: The submission that holds the first catalogued mistake, in each class.
+WRONG, WRONG_ZH = (holder(A, get(A).mistakes()[0].id, sample).student for sample in (False, True))
 #: The file names of a refused hand-in, markup and terminal controls among them.
 REFUSED_NAMES = ["<img src=x onerror=alert(1)>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]
 #: Each page kind: (student, assignment) of a feedback page, "report" or "similarity" (of `A`).
@@ -38,7 +39,7 @@ PAGES = {**{f"right-{a}": ("reference", a) for a in ASSIGNMENTS}, "wrong": (WRON
 #: The pages that are not a student's feedback.
 CLASS_PAGES = {"report": "reports/class-report.html", "similarity": f"reports/similarity-{A}.html"}
 #: The Chinese class holds the reference, the stub and the first mistake of each check; no hostile submission.
-PAGES_ZH = {kind: page for kind, page in PAGES.items() if kind != "hostile"}
+PAGES_ZH = {**{kind: page for kind, page in PAGES.items() if kind != "hostile"}, "wrong": (WRONG_ZH, A)}
 #: What nbconvert writes as the alt text of an image without one.
 NO_DESCRIPTION = "No description has been provided for this image"
 

@@ -117,7 +117,8 @@ def test_questions_csv_has_every_graded_cell_with_the_misconceptions_named(grade
     assert keys == sorted(keys)
     assert all(POINTS.match(r["score"]) and POINTS.match(r["max_score"]) for r in rows)
     for entry in (m for m in get(ASSIGNMENTS[0]).mistakes() if get(ASSIGNMENTS[0]).check(m.function).graded):
-        (named,) = [r for r in rows if (r["assignment"], r["student_id"], r["grade_id"]) == (ASSIGNMENTS[0], entry.id, entry.function)]
+        student = graded_class.holder(ASSIGNMENTS[0], entry.id).student
+        (named,) = [r for r in rows if (r["assignment"], r["student_id"], r["grade_id"]) == (ASSIGNMENTS[0], student, entry.function)]
         assert entry.id in named["misconceptions"].split()
     written = {answer.name for a in ASSIGNMENTS for answer in get(a).written}
     reference = [r for r in rows if r["student_id"] == "reference"]

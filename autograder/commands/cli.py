@@ -40,20 +40,33 @@ def _autograde(args, root: Path) -> int:
         from ..sandbox.zygote import prestart
 
         prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
-    from ..reporting import classdata, report
     from . import course
-    from ..intake.escape import shown
     from ..grading.attempts import NoSecret
     from ..grading.execute import SandboxUnavailable
+    from ..grading.runners import interruptible
 
     interrupted = False
-    try:
-        outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
-                                    dask=args.dask, unsandboxed=args.unsandboxed, redo=getattr(args, "redo", False))
-    except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
-        raise SystemExit(str(error)) from None
-    except course.Interrupted as stopped:
-        outcomes, interrupted = stopped.outcomes, True
+    with interruptible() as stop:  # a Ctrl-C after the grading too ends with the line that says what is done
+        try:
+            outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
+                                        dask=args.dask, unsandboxed=args.unsandboxed, redo=getattr(args, "redo", False), stop=stop)
+        except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
+            raise SystemExit(str(error)) from None
+        except course.Interrupted as stopped:
+            outcomes, interrupted = stopped.outcomes, True
+        failed = _summary(root, outcomes)
+        if stop.is_set() and not interrupted:
+            print(label("cli.interrupted", graded=len(outcomes), left=0), flush=True)
+            interrupted = True
+    return 130 if interrupted else 1 if failed else 0
+
+
+def _summary(root: Path, outcomes: list) -> list:
+    """Print what an autograde did: a line for each failed or refused submission, the scores of the
+    first SHOWN graded ones and the count. Returns the outcomes that failed."""
+    from ..intake.escape import shown
+    from ..reporting import classdata, report
+
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         if outcome.refused:
@@ -70,8 +83,7 @@ def _autograde(args, root: Path) -> int:
     if outcomes:
         print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
                     seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
-    return 130 if interrupted else 1 if failed else 0
-
+    return failed
 
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its

@@ -6,10 +6,12 @@ Every operation is plain nbgrader underneath, configured by the root's `nbgrader
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from tqdm import tqdm
@@ -155,7 +157,8 @@ def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[
 
 
 def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
-              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False, redo: bool = False) -> list[Outcome]:
+              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False, redo: bool = False,
+              stop: threading.Event | None = None) -> list[Outcome]:
     """Autograde the submissions of the given assignments that are not graded yet as they stand
     (`coursedir.graded.is_graded`: the same bytes, by the same grader), or every one with `redo`; a
     line says how many were skipped.
@@ -167,7 +170,8 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     `worker.prepare`) is computed once, before the runner (`autograder.grading.runners`) starts. Student
     code runs sandboxed (see `autograder.grading.execute`); `unsandboxed` allows grading where the
     machine gives no sandbox. Ctrl-C (SIGINT) stops it once the submissions in flight are graded
-    (`Interrupted`, with the outcomes so far); a run stopped any other way, SIGKILL included, leaves
+    (`Interrupted`, with the outcomes so far); a caller that catches Ctrl-C itself passes the event
+    it sets as `stop` (`runners.interruptible`). A run stopped any other way, SIGKILL included, leaves
     each submission graded whole or as it was, and the next run grades what is left.
     """
     course = Course(Path(root).resolve())
@@ -189,16 +193,18 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
     outcomes: list[Outcome] = []
-    with runners.interruptible() as stop:
-        for outcome in tqdm(runner.run(jobs, root, unsandboxed, stop), total=len(jobs), desc="autograde", unit="submission"):
-            outcomes.append(outcome)
+    with contextlib.nullcontext(stop) if stop is not None else runners.interruptible() as stop:
+        if not stop.is_set():
+            for outcome in tqdm(runner.run(jobs, root, unsandboxed, stop), total=len(jobs), desc="autograde", unit="submission"):
+                outcomes.append(outcome)
+        for index, outcome in enumerate(outcomes):  # one that failed beside other workers gets one more, unshared, try
+            if not (outcome.ok or outcome.refused or stop.is_set()):
+                outcomes[index] = autograde_one(root, outcome.assignment, outcome.student, unsandboxed=unsandboxed)
+    outcomes.sort(key=lambda o: (o.assignment, o.student))
     if stop.is_set():
         print(label("cli.interrupted", graded=len(outcomes), left=len(jobs) - len(outcomes)), flush=True)
-        raise Interrupted(sorted(outcomes, key=lambda o: (o.assignment, o.student)))
-    # a submission that failed beside other workers gets one more, unshared, try
-    retried = [autograde_one(root, o.assignment, o.student, unsandboxed=unsandboxed) if not (o.ok or o.refused) else o
-               for o in outcomes]
-    return sorted(retried, key=lambda o: (o.assignment, o.student))
+        raise Interrupted(outcomes)
+    return outcomes
 
 
 class Interrupted(KeyboardInterrupt):

@@ -149,3 +149,24 @@ def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grade
         settings.write("HIDDEN_CASES = 3\n")
     out = _run(root, "--student", "stub", "--student", "reference")
     assert "skipped" not in out and "autograded 2 of 2" in out
+
+
+#: A command line whose Ctrl-C comes just after the grading, as its scores are about to be printed.
+CTRL_C_AFTER_GRADING = """import os, signal, sys
+from autograder.commands import cli
+summary = cli._summary
+def interrupted(root, outcomes):
+    os.kill(os.getpid(), signal.SIGINT)
+    return summary(root, outcomes)
+cli._summary = interrupted
+sys.exit(cli.main(sys.argv[1:]))
+"""
+
+
+def test_a_ctrl_c_after_the_grading_ends_with_the_line_that_says_what_is_done(handed_in, tmp_path):
+    root = shutil.copytree(handed_in, tmp_path / "course", symlinks=True)
+    done = subprocess.run([sys.executable, "-c", CTRL_C_AFTER_GRADING, "--root", str(root), "autograde", A, "--student", "reference"],
+                          cwd=root, env={**nbgrader_env(), "AUTOGRADER_WARM": "0"}, capture_output=True, text=True)
+    assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert "stopped by Ctrl-C: 1 submissions graded in this run, 0 left" in done.stdout, done.stdout
+    assert "reference" in done.stdout.split("stopped by Ctrl-C")[0] and _graded(root) == {"reference"}  # the scores, then the line

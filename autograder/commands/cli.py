@@ -85,6 +85,7 @@ def _summary(root: Path, outcomes: list) -> list:
                     seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
     return failed
 
+
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""

@@ -9,8 +9,11 @@ runner's graders forked from this process start with what it prepared.
 """
 from __future__ import annotations
 
+import functools
 import gc
+import logging
 import multiprocessing
+import os
 import signal
 import threading
 from collections.abc import Iterator
@@ -28,10 +31,40 @@ Job = tuple[str, str]
 AHEAD = 2
 
 
+_HELD: list[logging.Handler] = []
+
+
+def _hold_handlers() -> None:
+    for ref in list(logging._handlerList):  # every handler made in this process (weak references)
+        handler = ref()
+        if handler is not None and handler.lock is not None:
+            handler.acquire()
+            _HELD.append(handler)
+
+
+def _release_handlers() -> None:
+    while _HELD:
+        _HELD.pop().release()
+
+
+def _forget_handlers() -> None:  # in the child, logging itself makes every handler's lock anew
+    _HELD.clear()
+
+
+@functools.cache
+def _forks_between_log_writes() -> None:
+    """From now on this process forks only while no thread is writing a log record: a thread forked
+    from mid-write (a Dask scheduler logging beside a worker's start, to a file handler nbgrader
+    added) leaves the child's copy of the file's buffer locked, and the child hangs at its first log
+    line. Registered once per process."""
+    os.register_at_fork(before=_hold_handlers, after_in_parent=_release_handlers, after_in_child=_forget_handlers)
+
+
 @contextmanager
 def frozen():
     """This process's heap out of the garbage collector's passes (`worker.freeze`) while workers
-    fork from it and run."""
+    fork from it and run; no fork from the middle of a log write (`_forks_between_log_writes`)."""
+    _forks_between_log_writes()
     freeze()
     try:
         yield

@@ -88,3 +88,35 @@ def test_only_a_transient_record_is_tried_again(api, tmp_path):
     assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 3
     fake = api([FailedAttempt("the grader failed: KeyError: 'x'", refused=False), None], "sqlite3 sqlalchemy database is locked")
     assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 1
+
+
+def test_a_fork_waits_for_a_log_write_in_flight_so_the_child_can_log(monkeypatch):
+    """A handler that holds its stream's lock while it writes, entered by another thread: a fork in
+    the middle of that write would leave the child's copy of the lock held for ever."""
+    import logging
+    import os
+    import time
+
+    stream_lock, writing = threading.Lock(), threading.Event()
+
+    class SlowHandler(logging.Handler):
+        def emit(self, record):
+            with stream_lock:
+                writing.set()
+                time.sleep(0.3)
+
+    logger = logging.getLogger("tests.fork-between-writes")
+    logger.propagate, handler = False, SlowHandler()
+    logger.addHandler(handler)
+    try:
+        runners._forks_between_log_writes()
+        writer = threading.Thread(target=logger.warning, args=("a line",))
+        writer.start()
+        writing.wait(5)
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if stream_lock.acquire(timeout=2) else 1)
+        writer.join()
+        assert os.waitpid(pid, 0)[1] == 0
+    finally:
+        logger.removeHandler(handler)

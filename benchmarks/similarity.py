@@ -42,7 +42,7 @@ def notebook(root: Path, assignment: str, rng: random.Random):
     catalogued mistake in one function."""
     spec = get(assignment)
     made = filled(root / "release" / assignment / f"{assignment}.ipynb", spec,
-                  rng.choice(spec.mistakes()) if rng.random() < 0.1 else None)
+                  *([rng.choice(spec.mistakes())] if rng.random() < 0.1 else []))
     return similar.answered(made, assignment, rng.randrange)
 
 

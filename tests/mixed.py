@@ -31,7 +31,7 @@ def mixed_class(folder: Path, assignment: str, students: int, hostile: bool = Fa
         kind = index % 10
         which = mistakes[index % len(mistakes)] if 1 <= kind <= 3 else None
         if kind and which not in made:
-            made[which] = filled(notebook, spec, which)
+            made[which] = filled(notebook, spec, *([which] if which else []))
         write_submission(root, f"student{index:04d}", assignment, made[which] if kind else None)
     if hostile:
         attacks.write_all(root)

@@ -117,13 +117,8 @@ def mutants(assignment: str, sample: bool = False) -> list[Mutants]:
     `one_mistake_per_check`), in catalogue order, joins the first submission none of whose checks it
     feeds, else starts one."""
     chosen = set(one_mistake_per_check(assignment)) if sample else None
-    packs: list[list[catalogue.Mistake]] = []
-    for entry in get(assignment).mistakes():
-        if chosen is None or entry.id in chosen:
-            home = next((members for members in packs if not set(entry.checks) & {c for m in members for c in m.checks}), None)
-            if home is None:
-                packs.append(home := [])
-            home.append(entry)
+    entries = [entry for entry in get(assignment).mistakes() if chosen is None or entry.id in chosen]
+    packs = corpus.first_fit(entries, lambda a, b: not set(a.checks) & set(b.checks))
     return [Mutants(assignment, number, tuple(members)) for number, members in enumerate(packs, 1)]
 
 

@@ -174,19 +174,26 @@ def _apart(a: Entry, b: Entry) -> bool:
                 or (imports_a.keys() & imports_b.keys()) - same_imports)
 
 
+def first_fit(items: Iterable, apart: Callable[[object, object], bool]) -> list[list]:
+    """`items` in groups: each, in order, joins the first group it stands `apart` from every member
+    of, else starts one."""
+    groups: list[list] = []
+    for item in items:
+        home = next((members for members in groups if all(apart(item, other) for other in members)), None)
+        if home is None:
+            groups.append(home := [])
+        home.append(item)
+    return groups
+
+
 @functools.cache
 def _packs() -> dict[str, Pack]:
-    """Entry name -> its pack: each entry, in corpus order, joins the first pack of its assignment
-    it stands apart from (`_apart`), else starts one."""
-    packs: dict[str, list[list[Entry]]] = {}
-    for entry in ENTRIES:
-        open_packs = packs.setdefault(entry.assignment, [])
-        home = next((members for members in open_packs if all(_apart(entry, other) for other in members)), None)
-        if home is None:
-            open_packs.append(home := [])
-        home.append(entry)
-    return {entry.name: pack for assignment, lists in packs.items()
-            for number, members in enumerate(lists, 1) for pack in [Pack(assignment, number, tuple(members))] for entry in members}
+    """Entry name -> its pack: the entries of each assignment, in corpus order, packed by `first_fit`
+    on `_apart`."""
+    assignments = dict.fromkeys(entry.assignment for entry in ENTRIES)
+    return {entry.name: pack for assignment in assignments
+            for number, members in enumerate(first_fit((e for e in ENTRIES if e.assignment == assignment), _apart), 1)
+            for pack in [Pack(assignment, number, tuple(members))] for entry in members}
 
 
 def assignments_under_test(root: Path) -> list[str]:

@@ -154,6 +154,13 @@ class Pool(Runner):
                                for name, student in islice(queued, len(done))}
 
 
+#: The local cluster's settings: workers forked from this process (they start with what it prepared),
+#: and no statistical profiler in them (Dask's default samples each worker's stack every 10 ms and keeps
+#: a second's profile for each of the last 1,000 seconds: a worker grew by about 1 MiB a second of
+#: grading, from 194 to 246 MiB over 450 submissions, and stays flat without it).
+LOCAL_DASK = {"distributed.worker.multiprocessing-method": "fork", "distributed.worker.profile.enabled": False}
+
+
 @dataclass(frozen=True)
 class OnDask(Runner):
     """A Dask cluster: the scheduler at `address`, or for "local" a LocalCluster of `workers`
@@ -190,7 +197,7 @@ class OnDask(Runner):
         from dask.distributed import LocalCluster
 
         with frozen():
-            with dask.config.set({"distributed.worker.multiprocessing-method": "fork"}):
+            with dask.config.set(LOCAL_DASK):
                 cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True)
             with cluster:
                 yield cluster

@@ -35,6 +35,20 @@ def test_every_runner_gives_the_same_outcomes_for_the_same_jobs(runner, monkeypa
     assert _by_job(runner.run(JOBS, "/course", True, threading.Event())) == _by_job(_graded("/course", a, s, True) for a, s in JOBS)
 
 
+def _profiled(root: str, assignment: str, student: str, unsandboxed: bool = False) -> bool:
+    """A stand-in for `worker.autograde_one`: whether the Dask worker it runs on samples its stack."""
+    from distributed import get_worker
+
+    return "profile" in get_worker().periodic_callbacks
+
+
+def test_a_local_dask_worker_keeps_no_profile_of_the_grading(monkeypatch):
+    """Dask's profiler keeps a profile of each second graded (a worker's memory grew with the class)."""
+    monkeypatch.setattr(runners, "autograde_one", _profiled)
+    monkeypatch.setattr(runners, "warm", _warm)
+    assert list(runners.OnDask("local", 1).run(JOBS[:1], "/course", True, threading.Event())) == [False]
+
+
 def test_choose_runs_one_worker_or_one_job_in_this_process():
     assert isinstance(runners.choose(4, 1), runners.InProcess)
     assert isinstance(runners.choose(1, 4), runners.InProcess)

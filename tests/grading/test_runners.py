@@ -42,11 +42,17 @@ def _profiled(root: str, assignment: str, student: str, unsandboxed: bool = Fals
     return "profile" in get_worker().periodic_callbacks
 
 
-def test_a_local_dask_worker_keeps_no_profile_of_the_grading(monkeypatch):
-    """Dask's profiler keeps a profile of each second graded (a worker's memory grew with the class)."""
+def test_no_dask_worker_keeps_a_profile_of_the_grading(monkeypatch):
+    """Dask's profiler keeps a profile of each second graded (a worker's memory grew with the class):
+    off in the local cluster, and stopped in the workers of a cluster started elsewhere with it on."""
+    from dask.distributed import LocalCluster
+
     monkeypatch.setattr(runners, "autograde_one", _profiled)
     monkeypatch.setattr(runners, "warm", _warm)
     assert list(runners.OnDask("local", 1).run(JOBS[:1], "/course", True, threading.Event())) == [False]
+    with LocalCluster(n_workers=1, processes=False) as elsewhere:
+        assert all("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values())
+        assert list(runners.OnDask(elsewhere.scheduler_address, 1).run(JOBS[:1], "/course", True, threading.Event())) == [False]
 
 
 def test_choose_runs_one_worker_or_one_job_in_this_process():

@@ -14,7 +14,8 @@ Values. Every hidden case is drawn for one student (`autograder.grading.attempts
 that returns another student's expected value on its own case is a signal no text comparison gives:
 `flags` names the wrong hidden values of a check that match (to `FLAG_RTOL`) the expected values of
 cases of exactly one other student, at least `MIN_MATCHES` of them; never a value that several
-students' cases share, nor one of the student's own cases.
+students' cases share, nor one of the student's own cases, nor the answer of a public case (every
+student has those: a function that returns one copies the book, not a classmate).
 
 A high score or a flag is a reason to look, not a verdict.
 """
@@ -27,12 +28,15 @@ import logging
 import math
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..grading.result import close
+from ..assignments import ALL
+from ..grading.checks import public_cases
+from ..grading.result import close, stored
 from .classdata import ClassData
 
 #: copydetect's defaults: a match must span at least `NOISE` characters of tokenised code, and every
@@ -181,11 +185,21 @@ def _key(value: Any) -> str:
     return json.dumps(coarse(value), sort_keys=True)
 
 
+@lru_cache(maxsize=None)
+def public_answers(assignment: str, check: str) -> tuple[Any, ...]:
+    """The expected values of `check`'s public cases (`stored`), as the kit hands them to every
+    student; none for a check or an assignment the course no longer has."""
+    spec = ALL.get(assignment)
+    if spec is None or check not in {c.name for c in spec.graded}:
+        return ()
+    return tuple(stored(expected) for _, _, expected in public_cases(spec.check(check), labelled=False))
+
+
 def flags(data: ClassData, assignment: str) -> list[Flag]:
     """The wrong hidden values of `assignment`'s graded submissions that are another student's expected
     values: on one check, at least `MIN_MATCHES` of a student's wrong values each match (`FLAG_RTOL`)
-    a case of one and the same other student, and of nobody else, none of the student's own cases;
-    by student, check and case."""
+    a case of one and the same other student, and of nobody else, none of the student's own cases
+    and no public case's answer; by student, check and case."""
     expected: dict[tuple[str, str], list[tuple[str, str, Any]]] = defaultdict(list)  # (check, key) -> (student, case, value)
     wrong: dict[tuple[str, str], list[tuple[str, Any]]] = defaultdict(list)  # (student, check) -> (case, value)
     for row in data.graded_rows_of(assignment):
@@ -201,7 +215,10 @@ def flags(data: ClassData, assignment: str) -> list[Flag]:
     found = []
     for (student, check), values in wrong.items():
         matched: dict[str, list[tuple[str, str]]] = defaultdict(list)  # other student -> (case, their case)
+        given = public_answers(assignment, check)
         for label, got in values:
+            if any(close(got, answer, FLAG_RTOL) for answer in given):
+                continue
             matches = [(other, other_case) for other, other_case, value in expected.get((check, _key(got)), ()) if close(got, value, FLAG_RTOL)]
             if len({other for other, _ in matches}) == 1 and matches[0][0] != student:
                 matched[matches[0][0]].append((label, matches[0][1]))

@@ -15,9 +15,10 @@ import pytest
 
 from autograder.coursedir.layout import Course
 from autograder.reporting import classdata
-from autograder.reporting.classdata import ClassData
+from autograder.grading.result import CaseOutcome
+from autograder.reporting.classdata import ClassData, Row
 from autograder.reporting.similarity import (CODE_CHARS, FLOOR, MIN_MATCHES, Flag, Pair, Similarity, analyse, code_cells,
-                                              fingerprints, flags, pairs)
+                                              fingerprints, flags, pairs, public_answers)
 from autograder.reporting.similarity_page import render
 
 from .. import similar
@@ -58,6 +59,27 @@ def test_the_value_flag_finds_the_hard_coded_copy_and_nothing_else_in_the_class(
     assert {f.case for f in found} == {case.label for case in row.cases if not case.public and not case.ok}
     graded = {outcome.student for outcome in graded_class.outcomes if outcome.assignment == A and outcome.ok}
     assert {s.student for s in data.graded(A)} == graded  # the whole class was looked at: corpus, mutants, hostile submissions
+
+
+def test_a_public_answer_returned_for_every_case_is_never_a_classmates_value():
+    """A function that returns a public case's answer for every case (the kit gives it to everyone)
+    is not flagged when one classmate's hidden case happens to be that value; the same function
+    returning a value only that classmate's case has is."""
+    check = "finite_difference_grad"
+    public = public_answers(A, check)[0]
+    hidden = lambda student, label, value: CaseOutcome(label, False, True, expected=value)  # noqa: E731
+
+    def wrong_every_time(value):
+        return [CaseOutcome(f"hidden case {i}", False, False, expected=0.125 * i, got=value) for i in (1, 2, 3)]
+
+    def found(value):
+        rows = [Row("constant", A, check, 0.0, 1.0, cases=wrong_every_time(value)),
+                Row("classmate", A, check, 1.0, 1.0, cases=[hidden("classmate", "hidden case 1", value * (1 + 1e-6)),
+                                                           hidden("classmate", "hidden case 2", -3.0)])]
+        return [(f.student, f.matches_student, f.other_case) for f in flags(ClassData.from_rows(rows), A)]
+
+    assert isinstance(public, float) and found(public) == []
+    assert found(public + 0.5) == [("constant", "classmate", "hidden case 1")] * 3
 
 
 def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class):

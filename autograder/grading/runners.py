@@ -16,6 +16,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import contextmanager
@@ -155,26 +156,16 @@ class Pool(Runner):
 
 
 #: The local cluster's settings: workers forked from this process (they start with what it prepared)
-#: and, as `unprofiled` makes any cluster's, without Dask's statistical profiler (a worker the nanny
-#: starts again comes up without it too).
+#: and without Dask's statistical profiler (`dask_setup.unprofiled` stops it in any cluster's workers).
 LOCAL_DASK = {"distributed.worker.multiprocessing-method": "fork", "distributed.worker.profile.enabled": False}
-
-
-def unprofiled(dask_worker) -> None:
-    """Stop Dask's statistical profiler in this worker: on by default, it samples the worker's stack
-    every 10 ms and keeps a second's profile for each of the last 1,000 seconds, so a worker grew
-    about 1 MiB a second of grading (a mixed class of 450: 246 MiB with it, 197 MiB without)."""
-    for name in ("profile", "profile-cycle"):
-        callback = dask_worker.periodic_callbacks.pop(name, None)
-        if callback is not None:
-            callback.stop()
 
 
 @dataclass(frozen=True)
 class OnDask(Runner):
     """A Dask cluster: the scheduler at `address`, or for "local" a LocalCluster of `workers`
-    processes forked from this one; every worker warmed, and its profiler stopped (`unprofiled`),
-    before its first submission."""
+    processes forked from this one; every worker, those that join or are started again during the
+    run included, warmed and its profiler stopped before its first submission (`dask_setup.Prepared`,
+    `registered` for the run alone)."""
 
     address: str
     workers: int
@@ -183,9 +174,10 @@ class OnDask(Runner):
         from dask.distributed import Client
         from dask.distributed import as_completed as completed
 
-        with self._cluster() as cluster, Client(cluster) as client:
-            client.run(unprofiled)
-            client.run(warm, root, unsandboxed)
+        from .dask_setup import Prepared
+
+        prepared = Prepared(functools.partial(warm, root, unsandboxed))
+        with self._cluster() as cluster, Client(cluster) as client, registered(client, prepared):
             queued = iter(jobs)
             flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
                                 for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))])
@@ -212,6 +204,19 @@ class OnDask(Runner):
                 cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True)
             with cluster:
                 yield cluster
+
+
+@contextmanager
+def registered(client, plugin):
+    """A Dask worker `plugin` registered on `client`'s cluster while the block lasts (set up on every
+    worker now and on every one that joins), under a name of its own, and removed after: a cluster
+    several courses share keeps no course's setup."""
+    name = f"autograder-prepared-{uuid.uuid4().hex}"
+    client.register_plugin(plugin, name=name)
+    try:
+        yield
+    finally:
+        client.unregister_worker_plugin(name)
 
 
 def choose(jobs: int, workers: int, dask: str | None = None) -> Runner:

@@ -4,6 +4,7 @@ whether admission refused a submission and whether another try may succeed."""
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -42,17 +43,52 @@ def _profiled(root: str, assignment: str, student: str, unsandboxed: bool = Fals
     return "profile" in get_worker().periodic_callbacks
 
 
+#: What `_warm_counted` was called with, in this process.
+WARMED: list[tuple[str, bool]] = []
+
+
+def _warm_counted(root: str, unsandboxed: bool = False) -> None:
+    """A stand-in for `worker.warm` that counts the workers it warmed (a cluster in this process)."""
+    WARMED.append((root, unsandboxed))
+
+
+def _until(condition, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the cluster did not get there in time"
+        time.sleep(0.05)
+
+
 def test_no_dask_worker_keeps_a_profile_of_the_grading(monkeypatch):
     """Dask's profiler keeps a profile of each second graded (a worker's memory grew with the class):
-    off in the local cluster, and stopped in the workers of a cluster started elsewhere with it on."""
-    from dask.distributed import LocalCluster
-
+    off in the local cluster's workers."""
     monkeypatch.setattr(runners, "autograde_one", _profiled)
     monkeypatch.setattr(runners, "warm", _warm)
     assert list(runners.OnDask("local", 1).run(JOBS[:1], "/course", True, threading.Event())) == [False]
+
+
+def test_every_worker_of_a_cluster_elsewhere_is_prepared_while_the_run_lasts_and_only_then(monkeypatch):
+    """A cluster started elsewhere with Dask's defaults: its worker, and one that joins in the middle
+    of the run (as one its nanny starts again does), is warmed and its profiler stopped before its
+    first submission; a worker that joins after the run is left as it comes."""
+    from dask.distributed import LocalCluster
+
+    monkeypatch.setattr(runners, "autograde_one", _profiled)
+    monkeypatch.setattr(runners, "warm", _warm_counted)
+    WARMED.clear()
     with LocalCluster(n_workers=1, processes=False) as elsewhere:
         assert all("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values())
-        assert list(runners.OnDask(elsewhere.scheduler_address, 1).run(JOBS[:1], "/course", True, threading.Event())) == [False]
+        run = runners.OnDask(elsewhere.scheduler_address, 1).run(JOBS, "/course", True, threading.Event())
+        outcomes = [next(run)]
+        elsewhere.scale(2)
+        _until(lambda: len(WARMED) == 2)
+        outcomes += list(run)
+        assert outcomes == [False] * len(JOBS) and WARMED == [("/course", True)] * 2
+        assert len(elsewhere.workers) == 2 and not any("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values())
+        elsewhere.scale(3)
+        _until(lambda: len(elsewhere.workers) == 3 and all(worker.status.name == "running" for worker in elsewhere.workers.values()))
+        assert WARMED == [("/course", True)] * 2
+        assert sum("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values()) == 1
 
 
 def test_choose_runs_one_worker_or_one_job_in_this_process():

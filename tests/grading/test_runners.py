@@ -91,6 +91,25 @@ def test_every_worker_of_a_cluster_elsewhere_is_prepared_while_the_run_lasts_and
         assert sum("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values()) == 1
 
 
+def _unprepared(root: str, unsandboxed: bool = False) -> None:
+    """A stand-in for `worker.warm` on a worker that cannot read the course."""
+    raise RuntimeError(f"no nbgrader_config.py under {root}")
+
+
+def _never(root: str, assignment: str, student: str, unsandboxed: bool = False) -> worker.Outcome:
+    raise AssertionError("a submission was graded by a worker that was not prepared")
+
+
+def test_a_cluster_whose_worker_cannot_be_prepared_grades_nothing_and_says_why(monkeypatch):
+    from dask.distributed import LocalCluster
+
+    monkeypatch.setattr(runners, "autograde_one", _never)
+    monkeypatch.setattr(runners, "warm", _unprepared)
+    with LocalCluster(n_workers=1, processes=False) as elsewhere:
+        with pytest.raises(RuntimeError, match="no nbgrader_config.py under /course"):
+            list(runners.OnDask(elsewhere.scheduler_address, 1).run(JOBS, "/course", True, threading.Event()))
+
+
 def test_choose_runs_one_worker_or_one_job_in_this_process():
     assert isinstance(runners.choose(4, 1), runners.InProcess)
     assert isinstance(runners.choose(1, 4), runners.InProcess)

@@ -15,15 +15,7 @@ them); everything else lives in a folder of its own under /tmp, removed at the e
 from __future__ import annotations
 
 import json
-import os
-import pwd
 import shutil
-import signal
-import subprocess
-import sys
-import sysconfig
-import tempfile
-import warnings
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -35,6 +27,7 @@ from autograder.reporting import classdata
 from autograder.commands.course import BIN, nbgrader, nbgrader_env, release
 from autograder.authoring.submissions import filled
 
+from ..accounts import User, account, needs_accounts, ok as _ok, run as _run, shared_area, student_python
 from ..classroom import LIMITS
 from ..conftest import make_course
 
@@ -44,131 +37,13 @@ ASSIGNMENT = "ch12_bptt"
 COURSE_ID = "rnn-chapters"
 WRITTEN = "ex_12_7_1_written"
 STUDENT, MALLORY = "rnnstudent", "rnnmallory"
-#: Seconds any one command may take before its process group is killed.
-TIMEOUT = 300
-
-STUDENT_CONFIG = """\
-c = get_config()  # noqa: F821
-c.CourseDirectory.course_id = {course_id!r}
-c.Exchange.root = {exchange!r}
-"""
-
-
-def _run(command: list[str], cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run one command in a process group of its own, killed (the group) when it outlasts TIMEOUT."""
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    try:
-        stdout, stderr = process.communicate(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        stdout, stderr = process.communicate()
-        pytest.fail(f"{' '.join(command)} took more than {TIMEOUT} s:\n{stdout[-3000:]}\n{stderr[-3000:]}")
-    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
-
-
-def _ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, f"{' '.join(result.args)} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
-    return result
-
-
-def _account(name: str) -> pwd.struct_passwd:
-    """The unprivileged account `name`, created (no home, no login shell) when it is missing."""
-    try:
-        return pwd.getpwnam(name)
-    except KeyError:
-        pass
-    made = subprocess.run(["useradd", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-                           "--shell", "/usr/sbin/nologin", name], capture_output=True, text=True)
-    try:
-        return pwd.getpwnam(name)  # made now, or by a concurrent run
-    except KeyError:
-        pytest.skip(f"could not create the user {name} with useradd: {made.stderr.strip()}")
-
-
-class Student:
-    """One account, with a home folder of its own under the test's folder; its commands run through
-    `runuser -u <name>` with a clean environment (HOME, USER, PATH: the student's Python first)."""
-
-    def __init__(self, name: str, area: Path, python_bin: Path, exchange: Path):
-        self.account = _account(name)
-        self.name = name
-        self.home = area / "home" / name
-        self.home.mkdir(parents=True)
-        (self.home / ".jupyter").mkdir()  # where the README tells students to put it
-        (self.home / ".jupyter" / "nbgrader_config.py").write_text(STUDENT_CONFIG.format(course_id=COURSE_ID, exchange=str(exchange)))
-        self.give(self.home)
-        self.home.chmod(0o700)
-        self.python_bin = python_bin
-
-    def give(self, path: Path) -> None:
-        """Make `path` (and everything under it) the student's, as if they had written it."""
-        for item in [path, *(path.rglob("*") if path.is_dir() else [])]:
-            os.chown(item, self.account.pw_uid, self.account.pw_gid)
-
-    def run(self, *command: str) -> subprocess.CompletedProcess:
-        env = ["env", "-i", f"HOME={self.home}", f"USER={self.name}", f"LOGNAME={self.name}", "LANG=C.UTF-8",
-               f"PATH={self.python_bin}:/usr/local/bin:/usr/bin:/bin"]
-        return _run(["runuser", "-u", self.name, "--", *env, *command], cwd=self.home)
-
-    def nbgrader(self, *args: str) -> subprocess.CompletedProcess:
-        """`nbgrader ...` as the student types it in their home folder (`python -m nbgrader`: the
-        student's Python is on PATH, whatever the script's first line says)."""
-        return self.run(str(self.python_bin / "python"), "-m", "nbgrader", *args)
-
-    def can_read(self, path: Path) -> bool:
-        return self.run("cat", str(path)).returncode == 0
-
-
-def _student_python(area: Path, probe: str) -> Path:
-    """A bin folder whose `python` another user can run and that imports nbgrader and the kit.
-
-    The course venv's own when `probe` (an unprivileged account) can run it. A venv's `python` is a
-    link to the interpreter it was made from, so a venv made from a Python in root's home (pyenv's
-    under /root, mode 0700) cannot be run by anyone else, however open the venv's folder is: then a
-    venv is made here from a system Python of the same version, holding only a `.pth` that adds the
-    course venv's site-packages (the venv folder itself is readable). Skips when neither works."""
-    check = ["-c", "import nbgrader, ipykernel, rnnkit"]
-    env = ["env", "-i", "HOME=/tmp", "PATH=/usr/bin:/bin"]
-
-    def runs(python: Path) -> subprocess.CompletedProcess:
-        return _run(["runuser", "-u", probe, "--", *env, str(python), *check], cwd=Path("/"))
-
-    own = runs(BIN / "python")
-    if own.returncode == 0:
-        return BIN
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    real = Path(os.path.realpath(BIN / "python"))
-    where = (f"the course venv {sys.prefix} cannot be run by {probe}: its python is {real}, and every folder above "
-             f"the venv and above that interpreter must be readable (r-x) by all users, so the venv must be made from "
-             f"a Python outside a 0700 home such as /root (e.g. /usr/bin/{version}, or one in /opt) and live outside "
-             f"one too ({own.stderr.strip()[-300:]})")
-    system = next((Path(p) for p in (f"/usr/bin/{version}", f"/usr/local/bin/{version}") if Path(p).is_file()), None)
-    if system is None:
-        pytest.skip(where + f"; and there is no system {version} to make a student venv from")
-    venv = area / "student-venv"
-    made = subprocess.run([str(system), "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True)
-    if made.returncode != 0:
-        pytest.skip(where + f"; and {system} -m venv failed: {made.stderr.strip()[-300:]}")
-    site = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
-    (venv / "lib" / version / "site-packages" / "course-venv.pth").write_text(f"import site; site.addsitedir({str(site)!r})\n")
-    found = runs(venv / "bin" / "python")
-    if found.returncode != 0:
-        pytest.skip(where + f"; and a {system} venv over its site-packages does not import nbgrader: {found.stderr.strip()[-300:]}")
-    warnings.warn(f"{where}; the students use a venv made from {system} over the course venv's site-packages instead")
-    return venv / "bin"
-
-
 @pytest.fixture
 def area():
-    """A folder of the test's own under /tmp that other users may enter (pytest's tmp_path is 0700)."""
-    folder = Path(tempfile.mkdtemp(prefix="rnn-exchange-users-", dir="/tmp"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    with shared_area("rnn-exchange-users-") as folder:
+        yield folder
 
 
-def _forge(mallory: Student, inbound: Path, notebook: Path) -> str:
+def _forge(mallory: User, inbound: Path, notebook: Path) -> str:
     """As mallory: a folder in the inbound exchange named as if rnnstudent had handed it in, an hour
     newer than anything real, holding `notebook` (the untouched stub). Its name."""
     when = (datetime.now(timezone.utc) + timedelta(hours=1)).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
@@ -183,12 +58,8 @@ def _forge(mallory: Student, inbound: Path, notebook: Path) -> str:
 
 
 def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange(area):
-    if os.geteuid() != 0:
-        pytest.skip("needs root: it creates the student accounts and runs commands as them")
-    missing = [tool for tool in ("useradd", "runuser") if shutil.which(tool) is None]
-    if missing:
-        pytest.skip(f"needs {' and '.join(missing)} to make and act as a student account")
-    python_bin = _student_python(area, _account(STUDENT).pw_name)
+    needs_accounts()
+    python_bin = student_python(area, account(STUDENT).pw_name)
 
     # The instructor: a course root private to them, the exchange beside it, world-writable and sticky.
     exchange = area / "exchange"
@@ -209,8 +80,8 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     modes = {name: (course_exchange / name).stat().st_mode & 0o7777 for name in ("outbound", "inbound")}
     assert modes == {"outbound": 0o755, "inbound": 0o2733}, {name: oct(mode) for name, mode in modes.items()}
 
-    student = Student(STUDENT, area, python_bin, exchange)
-    mallory = Student(MALLORY, area, python_bin, exchange)
+    student = User(STUDENT, area, python_bin, exchange)
+    mallory = User(MALLORY, area, python_bin, exchange)
 
     # What the student cannot read: the course root and what it holds.
     assert (root / "course_secret").stat().st_mode & 0o077 == 0, "course_secret is its owner's alone (0600)"

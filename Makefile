@@ -19,6 +19,7 @@ $(STAMP): requirements.lock pyproject.toml $(KIT) $(COURSE)
 	$(BIN)/python -m pip install --quiet --no-deps -e . >$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }  # the build's notes, shown on failure
 	PYTHONPATH=kit $(BIN)/python -c "from autograder.authoring import kit; kit.install()"  # the kit, its data built from the assignments
 	$(BIN)/python -m compileall -q autograder >/dev/null  # as pip does for an installed package: every command starts faster
+	$(BIN)/python -m autograder.coursedir.privacy  # once: what to do where other users can read this checkout
 	touch $(STAMP)
 
 venv: $(STAMP)

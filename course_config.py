@@ -54,6 +54,15 @@ TERM: dict[str, dict] = {}
 LATE_DAYS = 0
 #: Parallel autograde workers on this machine.
 WORKERS = 2
+#: Other people have accounts on this host (a hub, a shared server): every command stops where they
+#: could read the course's files (docs/instructor.md); False: the host has one user.
+SHARED_HOST = True
+#: A Unix group whose members (the TAs) may read and grade the course's files; empty: the
+#: instructor's account alone.
+TA_GROUP = ""
+#: Accept a tcp:// Dask scheduler without TLS on a shared host (whoever reaches it runs code as
+#: you); a tls:// cluster needs no such setting.
+DASK_PLAIN_TCP = False
 #: Gradebook database; relative SQLite paths are resolved against the course root.
 DATABASE_URL = "sqlite:///gradebook.db"
 #: The LMS platform's issuer (LTI 1.3), as it gives it on registering the tool (docs/lms.md); empty:

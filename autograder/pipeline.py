@@ -23,6 +23,7 @@ from rnnkit.messages import LANGUAGES
 
 from .assignments import ALL
 from .authoring.written import ShowRubric
+from .coursedir import privacy
 from .coursedir.config import TEMPLATES, checked, database_url
 from .coursedir.layout import Course
 from .coursedir.settings import Settings
@@ -56,8 +57,11 @@ class FeedbackExporter(CourseExporter, HTMLExporter):
 
 def configure(c, root: str) -> None:
     """Fill an nbgrader traitlets config `c` from the settings of course root `root`; raises (and so
-    stops the command) when the course cannot use them (`autograder.coursedir.config.checked`)."""
-    nbgrader_settings(c, root, checked(root, ALL))
+    stops the command) when the course cannot use them (`autograder.coursedir.config.checked`) or other
+    accounts could read what it keeps (`autograder.coursedir.privacy.enter`)."""
+    settings = checked(root, ALL)
+    privacy.enter(root, settings)
+    nbgrader_settings(c, root, settings)
 
 
 def nbgrader_settings(c, root: str, settings: Settings) -> None:
@@ -74,6 +78,11 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.Execute.extra_arguments = ["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"]
     c.Validator.width = 110  # messages are wrapped at 83 columns (messages.WIDTH); nbgrader validate indents them by 4
     c.Exchange.root = str(ensure_exchange(course.exchange))
+    # nbgrader's modes for what it writes in the course (read as octal digits): the instructor's, or
+    # readable by the TAs' group (its own defaults, 444 and 644, let every account read them)
+    c.Autograde.permissions = 440 if settings.TA_GROUP else 400
+    c.GenerateAssignment.permissions = c.GenerateFeedback.permissions = 640 if settings.TA_GROUP else 600
+    c.ExchangeFactory.release_feedback = "autograder.coursedir.exchange_modes.ReleaseFeedback"  # 0644 in the exchange
     # the notebook validated once after each pass's preprocessors, not after every one of them
     c.Exporter.optimistic_validation = True
     c.Autograde.exporter_class = f"{__name__}.GradingExporter"

@@ -164,7 +164,7 @@ def write_source(spec: Assignment, root: Path = config.REPO_ROOT) -> Path:
     path.write_text(text, encoding="utf-8")
     for data in config.DATA_DIR.glob("*.json"):
         if data.name in text:
-            shutil.copy2(data, folder / data.name)
+            shutil.copyfile(data, folder / data.name)  # its mode the umask's: the course's copy is private
     (folder / "README.md").write_text(label("student.readme", assignment=assignment, wheel=KIT_WHEEL), encoding="utf-8")
     solutions = Path(root) / "solutions"
     solutions.mkdir(exist_ok=True)

@@ -132,6 +132,7 @@ def _not_source(folder: str, names: list[str]) -> set[str]:
 
 
 def _run(command: list[str], doing: str) -> None:
-    result = subprocess.run(command, capture_output=True, text=True)
+    """Run `command` with the umask of a public install: the kit is what every student may read."""
+    result = subprocess.run(command, capture_output=True, text=True, umask=0o022)
     if result.returncode != 0:
         raise RuntimeError(f"{doing} failed:\n{result.stdout}\n{result.stderr}")

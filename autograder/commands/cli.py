@@ -13,7 +13,7 @@ from pathlib import Path
 
 from rnnkit import messages
 
-from ..coursedir import config
+from ..coursedir import config, privacy
 from ..coursedir.layout import Course, CourseNotFound
 from ..labels import label
 
@@ -43,14 +43,14 @@ def _autograde(args, root: Path) -> int:
     from . import course
     from ..grading.attempts import NoSecret
     from ..grading.execute import SandboxUnavailable
-    from ..grading.runners import interruptible
+    from ..grading.runners import InsecureDask, interruptible
 
     interrupted = False
     with interruptible() as stop:  # a Ctrl-C after the grading too ends with the line that says what is done
         try:
             outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
                                         dask=args.dask, unsandboxed=args.unsandboxed, redo=getattr(args, "redo", False), stop=stop)
-        except (FileNotFoundError, SandboxUnavailable, NoSecret) as error:
+        except (FileNotFoundError, SandboxUnavailable, NoSecret, InsecureDask) as error:
             raise SystemExit(str(error)) from None
         except course.Interrupted as stopped:
             outcomes, interrupted = stopped.outcomes, True
@@ -95,6 +95,7 @@ def _demo(args, root: Path) -> int:
 
     start = time.perf_counter()
     demo = Course(root).start_course(Course(root).demo).root
+    privacy.enter(demo, config.load(demo))
     print(label("cli.demo_course", demo=demo, root=root))
     names = course.assignments(demo)
     course.release(demo, names)
@@ -203,7 +204,9 @@ def main(argv: list[str] | None = None) -> int:
         return book.main(args.out)
     try:
         course = Course.at(args.root) if "root" in args else Course.find()
-        config.checked(course.root)
+        settings = config.checked(course.root)
+        if args.command != "demo":  # the demo reads this course's settings alone, and checks the course it makes
+            privacy.enter(course.root, settings)
         lang = course.language
     except (CourseNotFound, ValueError) as error:
         raise SystemExit(str(error)) from None

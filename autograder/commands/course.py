@@ -134,7 +134,23 @@ def isolation(unsandboxed: bool = False) -> str:
 
     from ..grading.execute import isolation_in_force
 
-    return isolation_in_force(jail.available(), unsandboxed)
+    return isolation_in_force(jail.available(), unsandboxed, jail.refusal())
+
+
+def runner_ready(limits) -> None:
+    """Before the first submission of a class: a runner of its graders' zygote starts under
+    `limits` in the sandbox and runs a cell (`autograder.sandbox.session.preflight`); where it
+    cannot, SandboxUnavailable says why in one line, and nothing is graded."""
+    from rnnkit import messages
+
+    from ..grading.execute import SandboxUnavailable
+    from ..sandbox.session import preflight
+    from ..sandbox.zygote import RunnerBroken
+
+    try:
+        preflight(limits, messages.language())
+    except RunnerBroken as broken:
+        raise SandboxUnavailable(" ".join(f"{broken}; nothing was graded".split())) from None
 
 
 def preload() -> None:
@@ -164,7 +180,8 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     line says how many were skipped.
 
     Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
-    when `dask` is "local" (a LocalCluster) or a scheduler address. Each submission is an
+    when `dask` is "local" (a LocalCluster) or a scheduler address: a tcp:// one is refused on a shared
+    host unless the course accepts it (`runners.check_dask`, InsecureDask). Each submission is an
     independent `nbgrader autograde`, so a crash costs only that submission; a failed one is tried
     once more in this process after the parallel pass. What every grader needs (figures, references:
     `worker.prepare`) is computed once, before the runner (`autograder.grading.runners`) starts. Student
@@ -179,6 +196,7 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     jobs = _jobs(course, names or course.assignments, students)
     attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
     settings = config.load(root)
+    runners.check_dask(dask, shared_host=settings.SHARED_HOST, plain_tcp=settings.DASK_PLAIN_TCP)  # InsecureDask: before anything is graded
     Ledger(config.database_url(root, settings), settings.COURSE_ID)  # its tables made here, not raced for by the workers
     if not redo:
         versions = {name: grader_version(settings, [name]) for name in {name for name, _ in jobs}}
@@ -190,7 +208,9 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
             return []
     runner = runners.choose(len(jobs), workers or settings.WORKERS, dask)
     runner.start()
-    print(label("cli.sandbox", isolation=isolation(unsandboxed)), flush=True)
+    line = isolation(unsandboxed)
+    runner_ready(settings.limits)  # SandboxUnavailable: a runner that cannot run student code stops the class before its first submission
+    print(label("cli.sandbox", isolation=line), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
     outcomes: list[Outcome] = []
     with contextlib.nullcontext(stop) if stop is not None else runners.interruptible() as stop:

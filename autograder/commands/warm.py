@@ -14,16 +14,25 @@ The key is a digest of the package's files, the installed kit's and the environm
 the interpreter and the environment variables that reach an import (`_ENVIRONMENT`): change any of
 them and the next command starts a process of its own.
 
-The process listens on an abstract Unix socket: another user is refused (the peer's uid, from the
-kernel), and sandboxed student code, in a network namespace of its own, cannot reach it at all.
+Each end authenticates the other. The socket (0600) lives in a folder of the user's alone (`_folder`:
+`$XDG_RUNTIME_DIR/autograder` where that runtime folder is the user's alone, else
+`$TMPDIR/autograder-<uid>`, TMPDIR /tmp by default, made 0700), which each end checks on a descriptor
+before use: a real folder (not a link), the user's, that group and others cannot enter. The caller
+then takes the server's uid from the kernel (SO_PEERCRED on the connected socket) and sends nothing
+unless it is its own; the warm process refuses a caller of another uid the same way. Where a check
+fails the command runs in its own process (a folder that fails says why in one line on stderr).
+Sandboxed student code cannot reach the socket: it runs as another uid, with a private /tmp and no
+/run.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import signal
 import socket
+import stat
 import struct
 import subprocess
 import sys
@@ -36,8 +45,8 @@ _ENVIRONMENT = ("PYTHON", "LANG", "LC_", "COURSE", "AUTOGRADER", "NBGRADER", "JU
                 "SYMPY", "TZ", "HOME", "XDG_", "TMPDIR", "VIRTUAL_ENV")
 #: The largest request (arguments, folder and environment) a client sends.
 _REQUEST = 1 << 20
-#: Where a warm process that is still importing answers (it takes no command there).
-_STARTING = b".starting"
+#: Where a warm process that is still importing answers (it takes no command there), after `address`.
+_STARTING = ".starting"
 #: The signals a caller passes on to the command's child.
 _PASSED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -79,9 +88,59 @@ def key(environ: dict[str, str] | None = None) -> str:
     return digest.hexdigest()[:32]
 
 
-def address(code: str) -> bytes:
-    """The abstract socket of the warm process of `code` (`key`) for this user."""
-    return f"\0autograder-warm-{os.getuid()}-{code}".encode()
+def address(code: str) -> str:
+    """The name, in this user's folder (`_folder`), of the socket of the warm process of `code` (`key`)."""
+    return f"warm-{code}"
+
+
+def _folder() -> int | None:
+    """A descriptor of this user's folder of warm process sockets: `$XDG_RUNTIME_DIR/autograder` where
+    XDG_RUNTIME_DIR is a folder of this user's alone, else `$TMPDIR/autograder-<uid>` (/tmp without
+    TMPDIR), made 0700 where missing. None, with why on stderr, where it is not a folder of this
+    user's alone (another account made it, group or others may enter it, a link)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    try:
+        parent = _private(runtime) if os.path.isabs(runtime) else None
+    except OSError:
+        parent = None
+    if parent is None:
+        temporary = os.environ.get("TMPDIR", "")
+        name = os.path.join(temporary if os.path.isabs(temporary) else "/tmp", f"autograder-{os.getuid()}")
+    else:
+        name = "autograder"
+    try:
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o700, dir_fd=parent)
+        return _private(name, parent)
+    except OSError as error:
+        where = os.path.join(runtime, name) if parent is not None else name
+        print(f"autograder: no warm process: {where} is not a folder of this user's alone ({error.strerror or error})",
+              file=sys.stderr)
+        return None
+    finally:
+        if parent is not None:
+            os.close(parent)
+
+
+def _private(name: str, parent: int | None = None) -> int:
+    """A descriptor of the folder `name` (in the folder `parent`, else a path), opened without
+    following a link, where it is this user's and group and others have no access; OSError else."""
+    fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    found = os.fstat(fd)
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077:
+        return fd
+    os.close(fd)
+    raise PermissionError(f"owned by uid {found.st_uid}, mode {stat.S_IMODE(found.st_mode):04o}")
+
+
+def _at(folder: int, name: str) -> str:
+    """The path of `name` in the folder of the descriptor `folder` (for bind and connect, which take no descriptor)."""
+    return f"/proc/self/fd/{folder}/{name}"
+
+
+def _peer(connection: socket.socket) -> int:
+    """The uid of the process at the other end of `connection`, from the kernel."""
+    return struct.unpack("iII", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("iII")))[1]
 
 
 # --------------------------------------------------------------------------- the caller
@@ -89,17 +148,28 @@ def address(code: str) -> bytes:
 
 def forwarded(argv: list[str]) -> int | None:
     """Run the command `argv` in the warm process and return its exit status; None where there is
-    none to run it (one is started for the next command) or it is turned off."""
+    none to run it (one is started for the next command), it is turned off, or its folder or its uid
+    is not this user's."""
     if not idle():
         return None
     code = key()
+    folder = _folder()
+    if folder is None:
+        return None
     client = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        client.connect(address(code))
+        client.connect(_at(folder, address(code)))
     except OSError:
         client.close()
-        if not _reachable(address(code) + _STARTING):  # none warming up either
+        if not _connects(_at(folder, address(code) + _STARTING)):  # none warming up either
             _start(code)
+        return None
+    finally:
+        os.close(folder)
+    uid = _peer(client)
+    if uid != os.getuid():
+        client.close()
+        print(f"autograder: no warm process: its socket is held by uid {uid}", file=sys.stderr)
         return None
     request = json.dumps({"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ)}).encode(errors="surrogateescape")
     try:
@@ -120,10 +190,22 @@ def forwarded(argv: list[str]) -> int | None:
         return 1
 
 
-def _reachable(name: bytes) -> bool:
+def _reachable(name: str) -> bool:
+    """Whether a process listens at `name` in this user's folder (`_folder`)."""
+    folder = _folder()
+    if folder is None:
+        return False
+    try:
+        return _connects(_at(folder, name))
+    finally:
+        os.close(folder)
+
+
+def _connects(path: str) -> bool:
+    """Whether a process listens at the socket `path`."""
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as probe:
         try:
-            probe.connect(name)
+            probe.connect(path)
         except OSError:
             return False
     return True
@@ -149,28 +231,25 @@ def _start(code: str) -> None:
 
 
 def serve(code: str) -> None:
-    """Listen at `address(code)` until `IDLE` seconds pass without a command; a second process of
-    the same code, or one whose code changed while it imported, ends at once."""
+    """Listen at `address(code)` in this user's folder until `IDLE` seconds pass without a command; a
+    second process of the same code, or one whose code changed while it imported, ends at once."""
     import select
 
-    starting = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        starting.bind(address(code) + _STARTING)  # one warms up at a time
-    except OSError:
+    folder = _folder()
+    if folder is None:
         return
-    starting.listen(0)
+    starting = _listen(folder, address(code) + _STARTING, 0)  # one warms up at a time
+    if starting is None:
+        return
     environ, wait = dict(os.environ), idle()
     _warm_up()
-    if key(environ) != code:
+    listener = _listen(folder, address(code), 16) if key(environ) == code else None
+    starting.close()
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(address(code) + _STARTING, dir_fd=folder)
+    if listener is None:
         return
     _IMPORTED.update({name: value for name, value in os.environ.items() if environ.get(name) != value})
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        listener.bind(address(code))
-    except OSError:
-        return
-    listener.listen(16)
-    starting.close()
     from ..sandbox import zygote
 
     given: list = []
@@ -202,6 +281,27 @@ def serve(code: str) -> None:
                 given.append(handed)
             zygote.prestart(_CHANNELS)
             zygote.ready()  # before the next command is taken: it finds the zygote up
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(address(code), dir_fd=folder)
+
+
+def _listen(folder: int, name: str, backlog: int) -> socket.socket | None:
+    """A socket listening at `name` in `folder`, which this user alone may connect to (0600); None
+    where a process listens there already (a socket left by one that ended is replaced)."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    mask = os.umask(0o177)
+    try:
+        if not _connects(_at(folder, name)):
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=folder)
+        listener.bind(_at(folder, name))
+    except OSError:
+        listener.close()
+        return None
+    finally:
+        os.umask(mask)
+    listener.listen(backlog)
+    return listener
 
 
 #: The variables the warm process's imports set (a command's own process sets them as it imports).
@@ -233,7 +333,7 @@ def _warm_up() -> None:
 
 def _request(connection: socket.socket) -> tuple[dict, list[int]]:
     """The caller's request and its stdin, stdout and stderr; ValueError for another user's."""
-    uid = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i")))[1]
+    uid = _peer(connection)
     connection.settimeout(5)
     message, fds, _, _ = socket.recv_fds(connection, _REQUEST, 3)
     try:

@@ -82,8 +82,8 @@ class Course:
         folder = Path(folder).resolve()
         if folder.exists():
             shutil.rmtree(folder)
-        folder.mkdir(parents=True)
-        shutil.copy2(self.root / "nbgrader_config.py", folder)
+        folder.mkdir(parents=True, mode=0o700)
+        shutil.copyfile(self.root / "nbgrader_config.py", folder / "nbgrader_config.py")  # as the umask makes it
         text = (self.root / "course_config.py").read_text(encoding="utf-8")
         if assignments is not None:
             unknown = [name for name in assignments if name not in self.assignments]

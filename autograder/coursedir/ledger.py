@@ -37,6 +37,9 @@ from .gradebook import CourseGradebook
 CARRIED = ("timestamp.txt", "submission_secret.txt")
 #: Where a receipt came from.
 SOURCES = ("exchange", "lms", "submitted")
+#: How far a ctime may lag the change it stamps: the kernel stamps from its coarse clock, at most one
+#: tick (10 ms at the slowest common HZ, 100) behind the moment of the change.
+STAMP_LAG = dt.timedelta(milliseconds=10)
 
 METADATA = MetaData()
 RECEIPTS = Table(
@@ -168,12 +171,24 @@ def digest(files: dict[str, str]) -> str:
     return hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()
 
 
+def arrived_by(ctimes_ns) -> dt.datetime:
+    """The time by which bytes had arrived whose files and folder last changed at `ctimes_ns` (their
+    ctimes, which no user can set back, in ns, read after the last byte): the latest plus
+    `STAMP_LAG`, so never earlier than the last change, and never later than now."""
+    latest = dt.datetime.fromtimestamp(0, dt.timezone.utc) + dt.timedelta(microseconds=max(ctimes_ns) // 1000)
+    return min(latest + STAMP_LAG, now())
+
+
 def changed_at(folder: Path) -> dt.datetime:
-    """The latest status change (ctime, which no user can set back) of `folder` and its top-level
-    entries: no earlier than the moment the last byte of it arrived."""
-    times = [os.lstat(folder).st_ctime]
-    times += [entry.stat(follow_symlinks=False).st_ctime for entry in os.scandir(folder)]
-    return dt.datetime.fromtimestamp(max(times), dt.timezone.utc)
+    """When the last change of `folder` (opened without following a link) and of its top-level
+    entries had arrived by (`arrived_by`)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        with os.scandir(fd) as listing:
+            times = [os.stat(entry.name, dir_fd=fd, follow_symlinks=False).st_ctime_ns for entry in listing]
+        return arrived_by([os.fstat(fd).st_ctime_ns, *times])
+    finally:
+        os.close(fd)
 
 
 def claimed_time(folder: Path, limit: int = 100) -> str | None:
@@ -225,14 +240,16 @@ class Ledger:
         with self.engine.connect() as connection:
             return [Receipt.of(row) for row in connection.execute(query)]
 
-    def receive(self, assignment: str, student: str, folder: Path, *, source: str, received: dt.datetime,
+    def receive(self, assignment: str, student: str, folder: Path, *, source: str, received: dt.datetime | None = None,
                 claimed: str | None = None, timed: bool = True, late_flag: bool = False, origin: str = "") -> Receipt:
         """Record the hand-in now in `folder` (its bytes: `handed_in`), unless the latest receipt of
-        the student's assignment holds the very same bytes; the receipt of those bytes either way."""
+        the student's assignment holds the very same bytes; the receipt of those bytes either way.
+        Without `received`, the time is `folder`'s own (`changed_at`), taken after its bytes were read."""
         if source not in SOURCES:
             raise ValueError(f"unknown source {source!r}")
         files = handed_in(folder)
         whole = digest(files)
+        received = received or changed_at(folder)
         with self.engine.begin() as connection:
             rows = connection.execute(select(RECEIPTS).where(and_(RECEIPTS.c.assignment == assignment,
                                                                  RECEIPTS.c.student == student))

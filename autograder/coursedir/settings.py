@@ -72,6 +72,13 @@ class Settings:
     LATE_DAYS: int = _setting(0, "Late days each student may spend over the term where an assignment's late policy says "
                                  "\"late_days\": True.", int)
     WORKERS: int = _setting(2, "Parallel autograde workers on this machine.", int)
+    SHARED_HOST: bool = _setting(True, "Other people have accounts on this host (a hub, a shared server): every command "
+                                       "stops where they could read the course's files (docs/instructor.md); False: the "
+                                       "host has one user.", bool)
+    TA_GROUP: str = _setting("", "A Unix group whose members (the TAs) may read and grade the course's files; empty: the "
+                                 "instructor's account alone.", str)
+    DASK_PLAIN_TCP: bool = _setting(False, "Accept a tcp:// Dask scheduler without TLS on a shared host (whoever reaches "
+                                           "it runs code as you); a tls:// cluster needs no such setting.", bool)
     DATABASE_URL: str = _setting("sqlite:///gradebook.db", "Gradebook database; relative SQLite paths are resolved "
                                                            "against the course root.", str)
     LTI_ISSUER: str = _setting("", "The LMS platform's issuer (LTI 1.3), as it gives it on registering the tool "
@@ -105,7 +112,7 @@ class Settings:
             if not hasattr(module, setting.name):
                 continue
             value, kind, choices = getattr(module, setting.name), setting.metadata["kind"], setting.metadata["choices"]
-            if isinstance(value, bool) or not isinstance(value, kind):
+            if (isinstance(value, bool) and kind is not bool) or not isinstance(value, kind):
                 names = " or ".join(k.__name__ for k in (kind if isinstance(kind, tuple) else (kind,)))
                 raise SettingsError(f"{path}: {setting.name} must be {names}, not {value!r} ({setting.metadata['text']})")
             if choices and value not in choices:

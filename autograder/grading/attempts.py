@@ -16,16 +16,18 @@ import hashlib
 import hmac
 import os
 import secrets
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..coursedir import config, privacy
 
 #: The file of the course secret, in the course root.
 SECRET_FILE = "course_secret"
 
 
 class NoSecret(RuntimeError):
-    """The course root holds no course secret (no release has made one)."""
+    """The course root holds no course secret (no release has made one), or none it may use."""
 
 
 def create_secret(root: str | os.PathLike) -> Path:
@@ -41,10 +43,16 @@ def create_secret(root: str | os.PathLike) -> Path:
 
 
 def read_secret(root: str | os.PathLike) -> bytes:
-    """The course secret of a course root; NoSecret names what to do when there is none."""
+    """The course secret of a course root; NoSecret names what to do when there is none, or when
+    other accounts could read it (checked on the descriptor read, `privacy.is_open`) on a shared host."""
     path = Path(root) / SECRET_FILE
     try:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
+            info = os.fstat(file.fileno())
+            if privacy.is_open(info, None) and _shared(config.load(root), info):
+                raise NoSecret(f"{path} can be read by other users, who could compute every hidden case from it: "
+                               f"`chmod 600 {shlex.quote(str(path))}` (or set SHARED_HOST = False in course_config.py where this host has "
+                               "no other users)")
             value = file.read().strip()
     except FileNotFoundError:
         raise NoSecret(f"no course secret at {path}: `python -m autograder release` (or `nbgrader generate_assignment`) makes one "
@@ -52,6 +60,11 @@ def read_secret(root: str | os.PathLike) -> bytes:
     if len(value) < 32:
         raise NoSecret(f"{path} is too short to be a course secret ({len(value)} bytes, at least 32)")
     return value
+
+
+def _shared(settings, info: os.stat_result) -> bool:
+    """Whether a secret of `info` (stat) is open to others on a course's shared host."""
+    return settings.SHARED_HOST and privacy.is_open(info, privacy.ta_gid(settings))
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,30 @@
 """What every worker of a Dask cluster does before its first submission of a run (`Prepared`): those
-that join, or that a nanny starts again, while the run lasts included. Imported only by a run on Dask
-(`autograder.grading.runners.OnDask`): importing Dask costs every other command its start-up."""
+that join, or that a nanny starts again, while the run lasts included; and the local cluster's
+scheduler and workers, which open no HTTP port (`HttplessScheduler`, `HttplessWorker`). Imported only
+by a run on Dask (`autograder.grading.runners.OnDask`): importing Dask costs every other command its
+start-up."""
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from distributed import Scheduler, Worker
 from distributed.diagnostics.plugin import WorkerPlugin
+
+
+class HttplessScheduler(Scheduler):
+    """A Dask scheduler without its HTTP server: Dask starts one on every scheduler, dashboard or not
+    (health, Prometheus metrics, the /info pages of workers, logs and call stacks), in plain HTTP on
+    a port any account of the host reaches."""
+
+    def start_http_server(self, *args, **kwargs) -> None:
+        """Open nothing: with no dashboard, nothing of the scheduler uses the server."""
+
+
+class HttplessWorker(Worker):
+    """A Dask worker without its HTTP server (as `HttplessScheduler`: on a random plain-HTTP port)."""
+
+    def start_http_server(self, *args, **kwargs) -> None:
+        """Open nothing: with no dashboard, nothing of the worker uses the server."""
 
 
 class Prepared(WorkerPlugin):

@@ -6,7 +6,9 @@
 grader runs its check here, calling the student's function in the runner, and writes the cell's
 outputs itself - the report as text and the score as the cell's result, which nbgrader records as
 partial credit. Whatever the student's code does to `check`, builtins or the stack, only the values
-their functions return reach a grade. A crash, a loop or a killed runner costs the cells it touches.
+their functions return reach a grade. A crash, a loop or a killed runner costs the cells it touches;
+a runner that cannot start, or a zygote without the isolation this machine gives
+(`autograder.sandbox.zygote.RunnerBroken`), costs the student nothing: the submission is not graded.
 """
 from __future__ import annotations
 
@@ -45,11 +47,12 @@ class SandboxUnavailable(RuntimeError):
     """No isolation on this machine, and `unsandboxed` was not allowed."""
 
 
-def isolation_in_force(found: str | None, unsandboxed: bool) -> str:
-    """The line that says how student code is isolated; raises SandboxUnavailable where the
-    machine gives no isolation (`found` None) and `unsandboxed` was not given."""
+def isolation_in_force(found: str | None, unsandboxed: bool, refusal: str | None = None) -> str:
+    """The line that says how student code is isolated; raises SandboxUnavailable, naming the step
+    the machine refused (`refusal`, `rnnkit.jail.refusal()`), where it gives no isolation (`found`
+    None) and `unsandboxed` was not given."""
     if found is None and not unsandboxed:
-        raise SandboxUnavailable("this machine gives no sandbox for student code (no user namespaces); "
+        raise SandboxUnavailable(f"this machine gives no sandbox for student code{': ' + refusal if refusal else ''}; "
                                  "refusing to autograde - pass --unsandboxed to grade anyway")
     return found or "none (unsandboxed: rlimits and a session of its own only)"
 
@@ -69,7 +72,8 @@ class TrustedExecute(NbGraderPreprocessor):
         spec = get(resources["nbgrader"]["assignment"])
         attempt = self._attempt(nb, resources)
         checks = _graded(spec)
-        self.log.info("sandbox: %s", isolation_in_force(zygote_channel().isolation, self.unsandboxed))
+        zygote = zygote_channel()
+        self.log.info("sandbox: %s", isolation_in_force(zygote.verified(), self.unsandboxed, zygote.refusal))
         folder = Course(Path(self.course_root)).source(spec.name)  # the data files, never what was handed in
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
         known = figures.load(self.course_root, spec.name) if self.course_root else None

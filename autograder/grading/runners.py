@@ -158,50 +158,97 @@ class Pool(Runner):
 #: The local cluster's settings: workers forked from this process (they start with what it prepared)
 #: and without Dask's statistical profiler (`dask_setup.unprofiled` stops it in any cluster's workers).
 LOCAL_DASK = {"distributed.worker.multiprocessing-method": "fork", "distributed.worker.profile.enabled": False}
+#: The schemes of a Dask address whose every connection is TLS.
+TLS_SCHEMES = ("tls", "wss")
+
+
+class InsecureDask(ValueError):
+    """A Dask scheduler address the course does not grade on; its message is the one line that says
+    why and what to do."""
+
+
+def check_dask(address: str | None, *, shared_host: bool, plain_tcp: bool) -> None:
+    """Raise InsecureDask for a scheduler `address` (None or "local": nothing to check) that is not
+    TLS on a host with other users (`shared_host`) unless the course accepts it (`plain_tcp`), or
+    that is TLS while the Dask configuration holds no client credentials (distributed.comm.tls.*)."""
+    if address in (None, "local"):
+        return
+    from distributed.comm.addressing import parse_address
+    from distributed.security import Security
+
+    scheme = parse_address(address)[0]
+    if scheme not in TLS_SCHEMES:
+        if shared_host and not plain_tcp:
+            raise InsecureDask(f"refusing the Dask scheduler {address}: {scheme}:// is neither encrypted nor authenticated, "
+                               "so on a shared host (SHARED_HOST) any account that reaches it runs code as you; use a tls:// "
+                               "scheduler, or set DASK_PLAIN_TCP = True in course_config.py (docs/instructor.md, 'The commands')")
+        return
+    security = Security()
+    if not (security.tls_ca_file and security.tls_client_cert):
+        raise InsecureDask(f"the Dask scheduler {address} is TLS, but the Dask configuration names no CA and client certificate "
+                           "(distributed.comm.tls.ca-file, .client.cert, .client.key: docs/instructor.md, 'The commands')")
 
 
 @dataclass(frozen=True)
 class OnDask(Runner):
-    """A Dask cluster: the scheduler at `address`, or for "local" a LocalCluster of `workers`
-    processes forked from this one; every worker, those that join or are started again during the
-    run included, warmed and its profiler stopped before its first submission (`dask_setup.Prepared`,
-    `registered` for the run alone)."""
+    """A Dask cluster: the scheduler at `address`, reached with the Security of the Dask configuration
+    (distributed.comm.tls.*), or for "local" a cluster of `workers` processes forked from this one that
+    this process alone can reach (`_cluster`); every worker, those that join or are started again
+    during the run included, warmed and its profiler stopped before its first submission
+    (`dask_setup.Prepared`, `registered` for the run alone)."""
 
     address: str
     workers: int
 
     def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
-        from dask.distributed import Client
+        from dask.distributed import Client, Security
         from dask.distributed import as_completed as completed
 
         from .dask_setup import Prepared
 
         prepared = Prepared(functools.partial(warm, root, unsandboxed))
-        with self._cluster() as cluster, Client(cluster) as client, registered(client, prepared):
-            queued = iter(jobs)
-            flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
-                                for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))])
-            for future in flight:
-                if future.status != "cancelled":
-                    yield future.result()
-                if stop.is_set():  # the ones running finish; the rest never start
-                    client.cancel([waiting for waiting in list(flight.futures) if waiting.status == "pending"])
-                else:
-                    for name, student in islice(queued, 1):
-                        flight.add(client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False))
+        with self._cluster() as cluster:
+            security = Security() if isinstance(cluster, str) else cluster.security  # the Dask configuration's, or the run's
+            with Client(cluster, security=security) as client, registered(client, prepared):
+                queued = iter(jobs)
+                flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
+                                    for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))])
+                for future in flight:
+                    if future.status != "cancelled":
+                        yield future.result()
+                    if stop.is_set():  # the ones running finish; the rest never start
+                        client.cancel([waiting for waiting in list(flight.futures) if waiting.status == "pending"])
+                    else:
+                        for name, student in islice(queued, 1):
+                            flight.add(client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False))
 
     @contextmanager
     def _cluster(self):
-        """The scheduler's address, or the LocalCluster started (and closed after) for "local"."""
+        """The scheduler's address, or for "local" a cluster (closed after) on 127.0.0.1 of a scheduler
+        and `workers` nannies, each with a worker of one thread, that speak mutual TLS alone, with the
+        key and certificate (its `security`) made for this run and held in this process's memory (the
+        workers, forked, inherit them), and that open no dashboard or other HTTP port
+        (`dask_setup.HttplessScheduler`, `HttplessWorker`): an account that reaches their ports
+        without the key runs nothing."""
         if self.address != "local":
             yield self.address
             return
         import dask
-        from dask.distributed import LocalCluster
+        from dask.distributed import Nanny, Security, SpecCluster
+        from distributed.worker_memory import parse_memory_limit
 
+        from .dask_setup import HttplessScheduler, HttplessWorker
+
+        security = Security.temporary()  # require_encryption=True
+        listen = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
+        memory = parse_memory_limit("auto", 1, self.workers, logger=logging.getLogger(__name__))  # the machine's, shared out
+        worker = {"cls": Nanny, "options": {**listen, "worker_class": HttplessWorker, "nthreads": 1, "memory_limit": memory,
+                                            "silence_logs": logging.WARN}}
+        scheduler = {"cls": HttplessScheduler, "options": {**listen, "dashboard": False, "dashboard_address": None}}
         with frozen():
             with dask.config.set(LOCAL_DASK):
-                cluster = LocalCluster(n_workers=self.workers, threads_per_worker=1, processes=True)
+                cluster = SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(self.workers), worker), worker=worker,
+                                      security=security, silence_logs=logging.WARN)
             with cluster:
                 yield cluster
 

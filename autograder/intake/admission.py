@@ -1,8 +1,10 @@
 """Admission: what a submission folder may hold before nbgrader copies or reads any of it.
 
 Everything under `submitted/<student>/<assignment>/` is the student's, so nothing here follows a
-link: the folder is walked with `lstat` through directory descriptors (`O_NOFOLLOW`), without
-recursion, so a folder chain of any depth is read in bounded memory. A submission is refused when
+link: the folder is opened once (`open_folder`, `O_NOFOLLOW`) and walked with `lstat` through
+directory descriptors from that one, without recursion, so a folder chain of any depth is read in
+bounded memory; its notebooks are read and its `CARRIED` files copied relative to the same
+descriptor (`copy_at`). A submission is refused when
 it holds anything but regular files and folders (symbolic links, hard links, devices, FIFOs,
 sockets), when its notebook is missing, or when it is larger than the limits below. A refused
 submission is not graded: the gradebook gets it flagged for manual review with the reasons as a
@@ -19,6 +21,7 @@ escape its control characters (`autograder.intake.escape.ShownRecord`).
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import re
@@ -35,14 +38,14 @@ from nbformat.reader import NotJSONError
 from nbgrader import utils
 from nbgrader.nbgraderformat import SchemaTooNewError, SchemaTooOldError, ValidationError
 from nbgrader.api import MissingEntry, Student
-from nbgrader.converters import Autograde, BaseConverter, NbGraderException
+from nbgrader.converters import Autograde, NbGraderException
 from sqlalchemy.exc import SQLAlchemyError
 
 from ..coursedir import config, term
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.graded import GradedRecord, graded_record, grader_version
 from ..coursedir.layout import FailedAttempt, failed_attempt_record
-from ..coursedir.ledger import CARRIED, Ledger, changed_at, claimed_time
+from ..coursedir.ledger import CARRIED, Ledger, claimed_time
 from ..coursedir.penalties import naive_utc
 from ..grading.attempts import NoSecret, read_secret
 from ..labels import label
@@ -63,6 +66,8 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 _KINDS = {stat.S_IFLNK: "link", stat.S_IFCHR: "character_device", stat.S_IFBLK: "block_device", stat.S_IFIFO: "fifo",
           stat.S_IFSOCK: "socket"}
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: A file opened to be read: never through a link, never waiting for the writer of a FIFO.
+_OPEN_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 class Refused(NbGraderException):
@@ -74,6 +79,10 @@ class Refused(NbGraderException):
 
     def __str__(self) -> str:
         return label("admission.join").join(self.reasons)
+
+
+class Changed(Exception):
+    """A file or folder changed while it was read: what was read is not one state of it."""
 
 
 @dataclass
@@ -107,22 +116,32 @@ def _not_regular(path: str, kind: int | None) -> str:
     return label("admission.special_file", path=_named(path), kind=label(f"admission.kind.{_KINDS.get(kind, 'other')}"))
 
 
-def inspect(folder: Path, notebook: str) -> Verdict:
-    """Walk `folder` without following links and say whether it may be graded; `notebook` is the
+def open_folder(path: str | Path) -> int:
+    """A descriptor of the submission folder `path`, its last component never followed as a link;
+    Refused where it cannot be opened as a plain folder."""
+    try:
+        return os.open(path, _OPEN_DIR)
+    except OSError as error:
+        raise Refused([label("admission.folder_unopenable", error=error.strerror)]) from None
+
+
+def inspect(folder: Path, notebook: str, fd: int | None = None) -> Verdict:
+    """Walk the submission folder `folder` from a descriptor of it, `fd` where given (`open_folder`;
+    left open), without following links, and say whether it may be graded; `notebook` is the
     assignment's notebook file name, which must be a top-level regular file."""
     verdict = Verdict(Path(folder))
     try:
-        top = os.open(folder, _OPEN_DIR)
-    except OSError as error:
-        verdict.reasons.append(label("admission.folder_unopenable", error=error.strerror))
+        top = os.dup(fd) if fd is not None else open_folder(folder)
+    except Refused as refusal:
+        verdict.reasons += refusal.reasons
         return verdict
     seen = 0
     stack = [(top, "")]
     try:
         while stack and len(verdict.reasons) < 10:
-            fd, prefix = stack.pop()
+            current, prefix = stack.pop()
             try:
-                for name, info in _entries(fd):
+                for name, info in _entries(current):
                     seen += 1
                     path = prefix + name
                     kind = stat.S_IFMT(info.st_mode)
@@ -135,7 +154,7 @@ def inspect(folder: Path, notebook: str) -> Verdict:
                             verdict.reasons.append(label("admission.too_deep", depth=str(MAX_DEPTH), path=_named(path)))
                             stack.clear()
                             break
-                        stack.append((os.open(name, _OPEN_DIR, dir_fd=fd), path + "/"))
+                        stack.append((os.open(name, _OPEN_DIR, dir_fd=current), path + "/"))
                     elif kind != stat.S_IFREG:
                         verdict.reasons.append(_not_regular(path, kind))
                     elif info.st_nlink > 1:
@@ -143,12 +162,12 @@ def inspect(folder: Path, notebook: str) -> Verdict:
                     elif not prefix:
                         verdict.files[name] = info.st_size
             finally:
-                os.close(fd)
+                os.close(current)
     except OSError as error:
         verdict.reasons.append(label("admission.unreadable", error=error.strerror))
     finally:
-        for fd, _ in stack:
-            os.close(fd)
+        for current, _ in stack:
+            os.close(current)
     if not verdict.reasons:
         if notebook not in verdict.files:
             verdict.reasons.append(label("admission.no_notebook", notebook=_named(notebook)))
@@ -158,14 +177,47 @@ def inspect(folder: Path, notebook: str) -> Verdict:
     return verdict
 
 
-def copy_file(source: Path, target: Path) -> None:
-    """Copy one regular file without following a link at `source` (the final component)."""
-    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    with os.fdopen(fd, "rb") as src:
-        if not stat.S_ISREG(os.fstat(src.fileno()).st_mode):
-            raise Refused([_not_regular(str(source), None)])
-        with open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst)
+def open_plain(name: str | Path, dir_fd: int | None = None) -> int | None:
+    """A descriptor of the file `name` (relative to `dir_fd` where given), opened without following
+    a link at its last component, where fstat says it is a regular file of one name; None where it
+    is a link or anything else."""
+    try:
+        fd = os.open(name, _OPEN_FILE, dir_fd=dir_fd)
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return None
+        raise
+    info = os.fstat(fd)
+    if stat.S_ISREG(info.st_mode) and info.st_nlink == 1:
+        return fd
+    os.close(fd)
+    return None
+
+
+def _state(info: os.stat_result) -> tuple:
+    """What a write or a replacement changes of a file: its inode, size, mtime and ctime."""
+    return info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def copy_at(dir_fd: int | None, name: str | Path, target: Path) -> os.stat_result:
+    """Copy the file `name` of the open folder `dir_fd` (a path where `dir_fd` is None) to `target`,
+    through one descriptor (`open_plain`); its fstat after the last byte was read. Changed where it is
+    gone, or no longer a regular file of one name, or was written while it was read (its fstat before
+    and after differ)."""
+    try:
+        fd = open_plain(name, dir_fd)
+    except FileNotFoundError:
+        fd = None
+    if fd is None:
+        raise Changed(f"{name} is no longer a regular file of one name")
+    with os.fdopen(fd, "rb") as source:
+        before = os.fstat(fd)
+        with open(target, "wb") as copy:
+            shutil.copyfileobj(source, copy)
+        after = os.fstat(fd)
+    if _state(before) != _state(after):
+        raise Changed(f"{name} was written while it was copied")
+    return after
 
 
 def record_refusal(db_url: str, course_id: str, assignment: str, student: str, reasons: list[str]) -> None:
@@ -193,24 +245,13 @@ def record_refusal(db_url: str, course_id: str, assignment: str, student: str, r
         gb.db.commit()
 
 
-class _CarryAdmitted(BaseConverter):
-    """nbgrader's copy of a submission's other files, limited to `CARRIED` and done without
-    following links (it sits under `Autograde` in `AdmittedAutograde`'s method order)."""
-
-    def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        source = Path(self._format_source(assignment_id, student_id))
-        dest = Path(self._format_dest(assignment_id, student_id))
-        for name in CARRIED:
-            if (source / name).exists():
-                dest.mkdir(parents=True, exist_ok=True)
-                copy_file(source / name, dest / name)
-
-
-class AdmittedAutograde(Autograde, _CarryAdmitted):
+class AdmittedAutograde(Autograde):
     """nbgrader's `Autograde`, with each submission admitted before anything of it is copied or
-    read; a refused one is recorded in the gradebook and fails alone. The rest of nbgrader's
-    `init_assignment` (student, submission and its timestamp, the source files, the known
-    notebooks) is restated below on one `CourseGradebook` session instead of five new gradebooks."""
+    read; a refused one is recorded in the gradebook and fails alone. nbgrader's `init_assignment`
+    is restated below: the submission admitted, its notebooks read and only its `CARRIED` files
+    copied through one descriptor of its folder (`_admit`), then the student, the submission and its
+    timestamp, the source files and the known notebooks on one `CourseGradebook` session instead of
+    five new gradebooks."""
 
     def start(self) -> None:
         """nbgrader's autograde, stopped once, before any submission is read, where the course has no
@@ -284,17 +325,32 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         return FailedAttempt("; ".join(reasons), refused=True)
 
     def init_assignment(self, assignment_id: str, student_id: str) -> None:
-        source = Path(self._format_source(assignment_id, student_id))
-        notebooks = {Path(nb).name for nb in self.notebooks} or {f"{assignment_id}.ipynb"}
-        reasons = [reason for name in sorted(notebooks) for reason in inspect(source, name).reasons]
-        reasons = reasons or [reason for name in sorted(notebooks) if (reason := unreadable(source / name))]
-        if reasons:
-            raise Refused(reasons)
-        super(Autograde, self).init_assignment(assignment_id, student_id)  # _CarryAdmitted's copy
+        self._admit(assignment_id, student_id)
         with CourseGradebook(self.coursedir.db_url, self.coursedir.course_id) as gb:
             self._record_submission(gb, assignment_id, student_id)
             self._copy_source_files(assignment_id, student_id)
             self._keep_known_notebooks(gb, assignment_id, student_id)
+
+    def _admit(self, assignment_id: str, student_id: str) -> None:
+        """Admit the submission (Refused with the reasons where admission refuses it or a notebook
+        cannot be read) and copy its `CARRIED` files to the graded folder, all through one
+        descriptor of its folder."""
+        source = Path(self._format_source(assignment_id, student_id))
+        dest = Path(self._format_dest(assignment_id, student_id))
+        notebooks = sorted({Path(nb).name for nb in self.notebooks} or {f"{assignment_id}.ipynb"})
+        fd = open_folder(source)
+        try:
+            verdicts = [inspect(source, name, fd) for name in notebooks]
+            reasons = [reason for verdict in verdicts for reason in verdict.reasons]
+            reasons = reasons or [reason for name in notebooks if (reason := unreadable(fd, name))]
+            if reasons:
+                raise Refused(reasons)
+            for name in CARRIED:
+                if name in verdicts[0].files:
+                    dest.mkdir(parents=True, exist_ok=True)
+                    copy_at(fd, name, dest / name)
+        finally:
+            os.close(fd)
 
     # nbgrader's `Autograde.init_assignment` (0.9.6), step by step, in one gradebook session
 
@@ -314,7 +370,7 @@ class AdmittedAutograde(Autograde, _CarryAdmitted):
         ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
         if created:
             ledger.created_by_grading(student_id)
-        receipt = self._receipt = ledger.receive(assignment_id, student_id, folder, source="submitted", received=changed_at(folder),
+        receipt = self._receipt = ledger.receive(assignment_id, student_id, folder, source="submitted",
                                                  claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES))
         allowed = term.rules(config.load(self.coursedir.root), assignment_id).attempts
         if allowed is not None and receipt.attempt > allowed:
@@ -384,15 +440,16 @@ UNREADABLE = (NotJSONError, nbformat.ValidationError, jsonschema.ValidationError
               SchemaTooNewError)
 
 
-def unreadable(path: Path) -> str | None:
-    """Why the notebook at `path` (an admitted regular file) cannot be graded, or None."""
+def unreadable(folder_fd: int, name: str) -> str | None:
+    """Why the notebook `name` of the open folder `folder_fd` (an admitted regular file) cannot be
+    graded, or None."""
     try:
-        with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
+        with open(name, "rb", opener=lambda path, flags: os.open(path, flags | _OPEN_FILE, dir_fd=folder_fd)) as file:
             notebook = nbformat.reads(file.read().decode("utf-8"), as_version=4)
     except (*UNREADABLE, UnicodeDecodeError, RecursionError, ValueError, KeyError, TypeError, AttributeError) as error:
-        return label("admission.not_a_notebook", name=_named(path.name), cause=code_span(_cause(error)))
+        return label("admission.not_a_notebook", name=_named(name), cause=code_span(_cause(error)))
     if len(notebook.cells) > MAX_CELLS:
-        return label("admission.too_many_cells", name=_named(path.name), cells=str(len(notebook.cells)), most=str(MAX_CELLS))
+        return label("admission.too_many_cells", name=_named(name), cells=str(len(notebook.cells)), most=str(MAX_CELLS))
     return None
 
 

@@ -1,7 +1,8 @@
 """One submission's sandbox session: its runner (started again after a death, earlier cells replayed),
 its budget of runner time and restarts, its cells' outputs within their bounds, the student's
 functions called in it (`RemoteFunction`), and the second runner the probes call them in
-(`Session.for_probes`, each probe `Session.apart`).
+(`Session.for_probes`, each probe `Session.apart`); and the check of a class's runners before its
+first submission (`preflight`).
 """
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from rnnkit.checking import StudentFailure
 from rnnkit.jail.limits import Limits
 
 from .replies import RUNNER_ALLOWANCE, bounded, call_result, figures_drawn, note_output, notebook_output, output_size
-from .zygote import Runner, RunnerDied, zygote_channel
+from .zygote import Runner, RunnerBroken, RunnerDied, at_hand, zygote_channel
 
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
@@ -50,6 +51,7 @@ class Session:
 
     def __init__(self, folder: Path, limits: Limits, language: str, known: Mapping[str, str] | None = None):
         self.zygote = zygote_channel()
+        self.zygote.verified()  # RunnerBroken: its runners would not get what this machine gives
         self.folder, self.limits, self.language = folder, limits, language
         self.known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
@@ -205,6 +207,29 @@ class Session:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def preflight(limits: Limits, language: str) -> None:
+    """Before a class is graded: a runner of the zygote its graders will use (`at_hand`) starts under
+    `limits` in the isolation this machine gives and runs a cell, or RunnerBroken says what stops
+    it (the zygote did not start or lacks the sandbox or budgets, a runner cannot start, or a cell
+    cannot run: a package the cells need that the runner cannot import)."""
+    channel = at_hand()
+    channel.verified()
+    workdir = Path(tempfile.mkdtemp(prefix="preflight-", dir=channel.scratch))
+    runner = None
+    try:
+        runner = channel.spawn(workdir, limits, language, {})
+        reply = runner.request({"op": "run_cell", "source": "pass"}, limits.CELL_TIMEOUT + GRACE, limits.OUTPUT_LIMIT_KB * 1024 * 8)
+    except RunnerDied as died:
+        raise RunnerBroken(f"a sandboxed runner ended before it ran a cell ({died})") from None
+    finally:
+        if runner is not None:
+            runner.close()
+        remove_tree(workdir)
+    errors = [output for output in wire.field(reply, "outputs", list, []) if isinstance(output, dict) and output.get("output_type") == "error"]
+    if errors:
+        raise RunnerBroken(f"a sandboxed runner cannot run a cell: {errors[0].get('ename')}: {errors[0].get('evalue')}")
 
 
 def remove_tree(path: Path) -> None:

@@ -6,6 +6,10 @@ jail (`rnnkit.jail`): no network, no view of the course root, read-only Python e
 scratch copy of the submission as its only writable folder, limits on memory, processes and
 output. A spawn request carries the submission's `rnnkit.jail.Limits` whole and the language the
 runner speaks.
+
+Two failures are told apart: `RunnerDied`, a runner that stopped while running the student's code
+(the student's: the cells it touched fail), and `RunnerBroken`, a zygote or runner that cannot run
+student code as this machine must (the machine's: nothing is graded with it).
 """
 from __future__ import annotations
 
@@ -19,11 +23,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Mapping
 
 import rnnkit
-from rnnkit import wire
+from rnnkit import jail, wire
 from rnnkit.jail.limits import Limits
 
 
@@ -31,16 +36,26 @@ class RunnerDied(RuntimeError):
     """The runner stopped answering: killed, crashed, out of memory or past its time."""
 
 
+class RunnerBroken(BaseException):
+    """No runner can run student code as it must here: the zygote did not start, gives other
+    isolation than this machine does (`jail.available()`), or a runner could not start (enter its
+    sandbox, join its budget, see the Python environment) before running anything of the student's.
+    The machine's fault, never the student's: a BaseException, so that no handler of a student's
+    failure (a crash, a check that cannot finish) takes it for one."""
+
 
 def _readonly_paths() -> list[str]:
     """What the runner sees of this machine besides the system: the Python installation, the
-    virtual environment and the installed kit. The instructor package must not be among them."""
-    paths = {os.path.realpath(sys.base_prefix), os.path.realpath(sys.prefix)}
-    kit = os.path.realpath(Path(rnnkit.__file__).parent)
-    if not any(kit.startswith(p + os.sep) for p in paths):
-        paths.add(kit)
+    virtual environment and the installed kit, at the paths this interpreter uses (the jail follows
+    a link to the real folder). The instructor package must not be among them."""
+    paths = {os.path.abspath(sys.base_prefix), os.path.abspath(sys.prefix)}
+    real = {os.path.realpath(path) for path in paths}
+    kit = Path(rnnkit.__file__).parent
+    if not any(os.path.realpath(kit).startswith(p + os.sep) for p in real):
+        paths.add(os.path.abspath(kit))
+        real.add(os.path.realpath(kit))
     private = os.path.realpath(Path(__file__).parent.parent)
-    if any(private.startswith(p + os.sep) for p in paths):
+    if any(private.startswith(p + os.sep) for p in real):
         raise RuntimeError(f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
                            "install it editable (pip install -e .) from the course repository instead")
     return sorted(paths)
@@ -80,7 +95,9 @@ def _keep_font_list(folder: Path) -> None:
 
 class Zygote:
     """The warm parent of the runners: one process, with one control channel per grader process
-    that uses it (`channels`), so that workers forked from one parent share a single warm zygote."""
+    that uses it (`channels`), so that workers forked from one parent share a single warm zygote.
+    It ends when every channel is closed, whichever process held the last one, not with the
+    process that started it (the warm command process hands one to a command and may end first)."""
 
     def __init__(self, channels: int = 1) -> None:
         self.owner = os.getpid()
@@ -91,8 +108,9 @@ class Zygote:
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
                "MPLCONFIGDIR": str(self.scratch / "mpl")}
         fds = [theirs.fileno() for _, theirs in pairs]
-        self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)], pass_fds=fds,
-                                        cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        with open(self.scratch / "zygote.log", "wb") as log:  # what it says before it greets (`Channel.isolation`)
+            self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)], pass_fds=fds,
+                                            cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
         for _, theirs in pairs:
             theirs.close()
         self.readonly = _readonly_paths()
@@ -134,6 +152,10 @@ class Zygote:
         shutil.rmtree(self.scratch, ignore_errors=True)
 
 
+def _budgets(version: int | None) -> str:
+    return f"cgroup v{version} budgets" if version else "the rlimits alone"
+
+
 class Channel:
     """One grader process's line to the zygote: spawn a runner, kill one."""
 
@@ -141,6 +163,7 @@ class Channel:
         self.parent, self.control = parent, control
         self.control.settimeout(120)
         self._hello: dict | None = None
+        self._verified = False  # `verified`
 
     @property
     def scratch(self) -> Path:
@@ -152,12 +175,46 @@ class Channel:
 
     @property
     def isolation(self) -> str | None:
-        """The isolation in force, or None where this machine gives none (waits for the zygote to be up)."""
+        """The isolation in force, or None where this machine gives none (waits for the zygote to be
+        up); RunnerBroken, with the last line it wrote, where it did not start."""
         if self._hello is None:
-            self._hello = json.loads(self.control.recv(1 << 16) or b"{}")
-            if not self._hello.get("ready"):
-                raise RuntimeError("the sandbox runner did not start (is the student kit installed in this environment?)")
+            try:
+                hello = json.loads(self.control.recv(1 << 16) or b"{}")
+            except (OSError, ValueError):
+                hello = {}
+            if not hello.get("ready"):
+                raise RunnerBroken(f"the sandbox's zygote ({sys.executable} -I -m rnnkit.runner) did not start: {self._last_words()}")
+            self._hello = hello
         return self._hello.get("isolation")
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the zygote found no isolation, where it found none (`rnnkit.jail.refusal`)."""
+        self.isolation  # noqa: B018 - the zygote is up
+        return self._hello.get("refusal")
+
+    def verified(self) -> str | None:
+        """`isolation`, found to be what this machine gives student code (this process's
+        `rnnkit.jail.available()` and `budgets()`, which the command announced): RunnerBroken
+        where the zygote came up with less (no namespaces, or no cgroup: its runners would run
+        with the rlimits alone)."""
+        found = self.isolation
+        if not self._verified:
+            expected, budgets, given = jail.available(), jail.budgets(), self._hello.get("budgets")
+            if (found is None) != (expected is None) or given != budgets:
+                what = f"under {_budgets(given)}" if found else f"unsandboxed ({self.refusal})"
+                raise RunnerBroken(f"the sandbox's zygote would run student code {what}, where this machine gives "
+                                   f"{_budgets(budgets) if expected else 'no sandbox'}")
+            self._verified = True
+        return found
+
+    def _last_words(self) -> str:
+        try:
+            lines = (self.scratch / "zygote.log").read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            lines = []
+        last = next((line.strip() for line in reversed(lines) if line.strip()), "")
+        return last[:2000] or "it said nothing (is the student kit installed in this environment?)"
 
     def spawn(self, workdir: Path, limits: Limits, language: str, known: Mapping[str, str]) -> "Runner":
         """A fresh runner under `limits` whose only writable folder is `workdir` and which speaks
@@ -228,7 +285,7 @@ def ready() -> None:
         try:
             for channel in _SHARED[0].channels:
                 channel.isolation  # noqa: B018 - its greeting read, and kept for whoever forks from here
-        except (OSError, RuntimeError, ValueError):
+        except RunnerBroken:
             _SHARED.pop().close()
 
 
@@ -248,6 +305,14 @@ def cleared(given: Zygote) -> bool:
     _keep_font_list(given.scratch / "mpl")
     shutil.rmtree(given.scratch, ignore_errors=True)
     return True
+
+
+def at_hand() -> Channel:
+    """The line to the zygote this process's graders are about to use: the first channel of the one
+    `prestart` started (a worker forked from here takes it after), else this process's own."""
+    if _SHARED and _SHARED[0].running():
+        return _SHARED[0].channels[0]
+    return zygote_channel()
 
 
 def claim() -> bool:
@@ -271,13 +336,22 @@ class Runner:
     def __init__(self, parent: Channel, sock: socket.socket, pid: int):
         self.parent, self.sock, self.pid = parent, sock, pid
         self.alive = True
+        self.started = False  # its first word read: it started (`rnnkit.runner`)
 
     def request(self, message: dict, timeout: float, limit: int) -> dict:
         """The reply to `message`, within `timeout` seconds and `limit` bytes; RunnerDied (and the
-        runner closed) when none comes."""
+        runner closed) when none comes; RunnerBroken (and the runner closed) where it could not
+        start, before anything of the student's ran in it."""
+        deadline = time.monotonic() + timeout
         try:
             wire.send(self.sock, message)
-            return wire.receive(self.sock, timeout=timeout, limit=limit)
+            if not self.started:
+                first = wire.receive(self.sock, timeout=timeout, limit=1 << 16)
+                if "broken" in first:
+                    self.close()
+                    raise RunnerBroken(f"a sandboxed runner could not start: {wire.field(first, 'broken', str, '')}")
+                self.started = True
+            return wire.receive(self.sock, timeout=max(0.0, deadline - time.monotonic()), limit=limit)
         except (wire.WireError, OSError) as error:
             self.close()
             raise RunnerDied(str(error)) from None

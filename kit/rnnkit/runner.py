@@ -6,7 +6,10 @@ sockets (one per grader process). For every submission a grader sends a `spawn` 
 end of a fresh socket: `{"op": "spawn", "workdir", "readonly", "limits", "language", "figures"}`, where
 `limits` is the submission's `rnnkit.jail.Limits` whole and `language` the course language. The
 zygote forks, the child enters the jail (`rnnkit.jail`: a cgroup of its own where the machine offers
-one) and, speaking that language (`rnnkit.messages.speaking`), serves the grader on that socket:
+one), checks that it sees the Python environment where the interpreter looks for it, and says
+`{"started": true}` on that socket, or `{"broken": "<what failed>"}` and ends: whatever stops a
+runner before it has run anything of the student's is the machine's fault, never the student's.
+Then, speaking that language (`rnnkit.messages.speaking`), it serves the grader on that socket:
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it (a
   figure whose key the spawn request listed in `figures` comes as a marker: `rnnkit.figures`);
@@ -21,7 +24,11 @@ one) and, speaking that language (`rnnkit.messages.speaking`), serves the grader
   Where the fork fails, the answer is `{"ended": true}` at once.
 
 The zygote never runs student code, and the grader never runs any: it only reads plain values back.
-When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`).
+When a runner ends or is killed, the zygote reaps it and removes its cgroup (`jail.release`). The
+zygote's greeting is `{"ready": true, "isolation", "budgets", "refusal", "pid"}` (`rnnkit.jail`'s
+`available()`, `budgets()` and `refusal()`); what it writes to stderr before that is all it writes
+there (its runners write to /dev/null). It ends when every control channel is closed, whoever
+held the last one.
 """
 from __future__ import annotations
 
@@ -44,6 +51,7 @@ from . import codec, figures, jail, messages, wire  # noqa: E402
 from .cells import CellRunner, preload  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
 from .helpers import CALLS  # noqa: E402
+from .jail.syscalls import _why  # noqa: E402
 
 
 def _failure(message_id: str, **fields) -> dict:
@@ -117,18 +125,33 @@ def _apart(sock: socket.socket, cells: CellRunner) -> dict:
     return {"ended": True}
 
 
+#: What the interpreter reads its modules from (every folder of sys.path) and itself, as the zygote
+#: sees them: a runner that cannot see one of them in its sandbox cannot import what cells need.
+_ENVIRONMENT = [path for path in sys.path if os.path.isdir(path)] + [sys.executable]
+
+
 def _child(connection: socket.socket, request: dict) -> None:
-    """In the forked child: enter the jail, then serve. Never returns."""
+    """In the forked child: enter the jail, say it started (or what stopped it), then serve. Never returns."""
     status = 0
     try:
-        limits = jail.Limits(**request["limits"])
-        workdir = request["workdir"]
-        jail.enter(workdir, request["readonly"], limits, keep_fds=(connection.fileno(),))  # only rlimits where no namespaces
-        os.chdir(workdir)
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-        known = frozenset(key for key in request.get("figures", []) if figures.is_key(key))
-        with messages.speaking(request["language"]):
-            serve(connection, CellRunner(output_limit_bytes=limits.OUTPUT_LIMIT_KB * 1024, known_figures=known))
+        with contextlib.ExitStack() as started:
+            try:
+                limits = jail.Limits(**request["limits"])
+                workdir = request["workdir"]
+                jail.enter(workdir, request["readonly"], limits, keep_fds=(connection.fileno(),))  # only rlimits where no namespaces
+                os.chdir(workdir)
+                missing = [path for path in _ENVIRONMENT if not os.path.exists(path)]
+                if missing:
+                    raise FileNotFoundError(f"{missing[0]} (of the Python environment) is not there in the sandbox")
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                known = frozenset(key for key in request.get("figures", []) if figures.is_key(key))
+                started.enter_context(messages.speaking(request["language"]))
+                cells = CellRunner(output_limit_bytes=limits.OUTPUT_LIMIT_KB * 1024, known_figures=known)
+            except BaseException as error:  # noqa: BLE001 - nothing of the student's has run: the machine's fault
+                wire.send(connection, {"broken": _why(error)[:2000]})
+                raise
+            wire.send(connection, {"started": True})
+            serve(connection, cells)
     except BaseException:  # noqa: BLE001 - a child must never return into the zygote's loop
         status = 1
     finally:
@@ -141,11 +164,12 @@ def zygote(controls: list[socket.socket]) -> None:
     the cgroups left)."""
     children: set[int] = set()
     preload()
-    hello = json.dumps({"ready": True, "isolation": jail.available(), "pid": os.getpid()}).encode()
+    hello = {"ready": True, "isolation": jail.available(), "budgets": jail.budgets(), "refusal": jail.refusal(), "pid": os.getpid()}
     selector = selectors.DefaultSelector()
     for control in controls:
-        control.send(hello)
+        control.send(json.dumps(hello).encode())
         selector.register(control, selectors.EVENT_READ)
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 2)  # the runners' stderr, never the zygote's start-up log
     while selector.get_map():
         for key, _ in selector.select():
             control = key.fileobj
@@ -199,9 +223,6 @@ def _reap(children: set[int]) -> None:
 
 
 if __name__ == "__main__":
-    import ctypes
-
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: die with the grader
     zygote([socket.socket(fileno=int(fd)) for fd in sys.argv[1:]])
     jail.shut_down()
     os._exit(0)  # its grader waits for this exit: the warm heap is not torn down first

@@ -20,13 +20,16 @@ from autograder.coursedir.config import REPO_ROOT
 from autograder.grading.template import strip_markers
 from autograder.authoring.submissions import filled
 
+from ..conftest import make_course
+
 pytestmark = pytest.mark.nbgrader
 
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(REPO_ROOT), "kit", "--out", str(out)],
+    """The kit's wheel, as `python -m autograder kit` builds it in a (private) course of the committed settings."""
+    out, root = tmp_path_factory.mktemp("dist"), make_course(tmp_path_factory.mktemp("kit") / "course")
+    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "kit", "--out", str(out)],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
     return Path(result.stdout.strip().splitlines()[0])

@@ -1,13 +1,19 @@
 """The warm command process (`autograder.commands.warm`): a command it answers prints, writes and
 exits as the same command in its own process; its key follows what reaches an import and nothing
-else; another user is refused, and sandboxed student code cannot reach it at all.
+else; another user is refused, and sandboxed student code cannot reach it at all. With real accounts:
+another account that takes the socket's names, or its folder, first receives nothing of a command
+(it runs in its own process), a server of another uid is sent nothing, and another account cannot
+reach a real warm process.
 
 A caller killed outright, and Ctrl-C at the caller's terminal, are tested through the warm process
 in tests/commands/test_resume.py."""
 from __future__ import annotations
 
+import json
 import os
 import re
+import select
+import signal
 import socket
 import subprocess
 import sys
@@ -24,9 +30,59 @@ from autograder.reporting import classdata
 from autograder.sandbox.session import Session
 from rnnkit.jail.limits import Limits
 
+from ..accounts import User, account, needs_accounts, ok, shared_area, student_python
 from ..conftest import make_course
 
 A = "ch12_bptt"
+#: The account that tries to take the instructor's warm process.
+THIEF = "rnnwarmthief"
+#: A server, run by the thief, at every name given it (abstract, or in the folder given): it logs
+#: what each connection sends, writes to the stdout it was handed and answers exit status 0.
+THIEF_SERVER = r"""
+import json, os, select, socket, sys
+folder, names, log = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+listeners = []
+for name in names:
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        listener.bind(name if name.startswith("\0") else os.path.join(folder, name))
+    except OSError:
+        continue
+    listener.listen(8)
+    listeners.append(listener)
+print("ready", len(listeners), flush=True)
+while True:
+    for listener in select.select(listeners, [], [])[0]:
+        connection, _ = listener.accept()
+        message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+        with open(log, "a") as out:
+            out.write(json.dumps({"bytes": len(message), "fds": len(fds)}) + "\n")
+        connection.send(b'{"pid": 1}')
+        for fd in fds[1:2]:
+            os.write(fd, b"stolen\n")
+        for fd in fds:
+            os.close(fd)
+        connection.send(b'{"status": 0}')
+        connection.close()
+"""
+#: What the thief tries of a warm process: list its folder, connect at every name given it (abstract,
+#: or in the folder given); prints what each raised, "done" where it succeeded.
+THIEF_CLIENT = r"""
+import json, os, socket, sys
+folder, names = sys.argv[1], json.loads(sys.argv[2])
+def attempt(act):
+    try:
+        act()
+    except OSError as error:
+        return type(error).__name__
+    return "done"
+results = {"list": attempt(lambda: os.listdir(folder))}
+for name in names:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
+        path = name if name.startswith("\0") else os.path.join(folder, name)
+        results[repr(name)] = attempt(lambda: client.connect(path))
+print(json.dumps(results))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +107,21 @@ def _command(root: Path, env: dict, *args: str) -> tuple[int, str, str]:
     done = subprocess.run([sys.executable, "-X", "importtime", "-m", "autograder", *args], cwd=root, env=env,
                           capture_output=True, text=True)
     return done.returncode, done.stdout, done.stderr
+
+
+def _names(code: str) -> list[str]:
+    """Every name a warm process of `code` has been reached at: the abstract ones (any account may
+    bind them) and those in the user's folder."""
+    return [f"\0autograder-warm-{os.getuid()}-{code}", f"\0autograder-warm-{os.getuid()}-{code}.starting",
+            f"warm-{code}", f"warm-{code}.starting"]
+
+
+@pytest.fixture(scope="module")
+def thief_python() -> Path:
+    """A bin folder whose `python` the thief's account can run."""
+    needs_accounts()
+    with shared_area("rnnwarmpython-") as area:
+        yield student_python(area, account(THIEF).pw_name)
 
 
 def _plain(text: str) -> str:
@@ -126,17 +197,153 @@ def test_another_user_is_refused(tmp_path):
     listener.close()
 
 
+def test_the_folder_is_in_the_runtime_folder_where_that_is_the_users_alone(tmp_path, monkeypatch, capsys):
+    """The sockets' folder is `$XDG_RUNTIME_DIR/autograder` where XDG_RUNTIME_DIR is this user's
+    alone, else `$TMPDIR/autograder-<uid>` without a word (a runtime folder open to others, or
+    another user's, as after `su`); either is made 0700."""
+    runtime, temporary = tmp_path / "runtime", tmp_path / "tmp"
+    runtime.mkdir(mode=0o700)
+    temporary.mkdir()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    monkeypatch.setenv("TMPDIR", str(temporary))
+    for mode, made in ((0o700, runtime / "autograder"), (0o755, temporary / f"autograder-{os.getuid()}")):
+        runtime.chmod(mode)
+        folder = warm._folder()
+        assert os.readlink(f"/proc/self/fd/{folder}") == str(made), mode
+        os.close(folder)
+        assert made.stat().st_mode & 0o777 == 0o700, mode
+    assert capsys.readouterr().err == ""
+
+
 def test_sandboxed_code_cannot_reach_a_warm_process(tmp_path):
-    """Student code runs in a network namespace of its own: the abstract socket a warm process
-    listens on is not there (here one this test listens on, which this process reaches)."""
-    name = b"\0autograder-warm-test-sandbox-" + str(os.getpid()).encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener:
-        listener.bind(name)
-        listener.listen(1)
-        assert warm._reachable(name)
-        with Session(tmp_path, Limits(CELL_TIMEOUT=30), "en") as session:
-            outputs = session.run_cell(f"import socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\ns.connect({name!r})")
-    assert outputs and outputs[0].output_type == "error" and outputs[0].ename == "ConnectionRefusedError", outputs
+    """Student code runs with a private /tmp, no /run and another uid: the folder of the warm
+    process's socket is not there, or not its to enter (here a socket this test listens on in that
+    folder, which this process reaches)."""
+    name = f"test-sandbox-{os.getpid()}"
+    folder = warm._folder()
+    try:
+        path = os.path.join(os.readlink(f"/proc/self/fd/{folder}"), name)
+        with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener:
+            listener.bind(warm._at(folder, name))
+            listener.listen(1)
+            assert warm._reachable(name)
+            with Session(tmp_path, Limits(CELL_TIMEOUT=30), "en") as session:
+                outputs = session.run_cell(f"import socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\ns.connect({path!r})")
+        os.unlink(name, dir_fd=folder)
+    finally:
+        os.close(folder)
+    assert outputs and outputs[0].output_type == "error", outputs
+    assert outputs[0].ename in ("FileNotFoundError", "PermissionError"), outputs
+
+
+@pytest.mark.parametrize("holder", ["its own folder", "a link to the instructor's", "the instructor's folder open to all"])
+def test_another_account_that_takes_the_names_first_receives_nothing(course, thief_python, holder):
+    """Another account that binds every name the warm process has listened at, abstract and in the
+    folder, and takes that folder first (made its own, a link to a folder of the instructor's, or the
+    instructor's folder left open to all) receives nothing of the instructor's command: no
+    connection, no environment, no descriptor. The command runs in its own process (it imports
+    nbgrader itself) and prints, with one line saying why, what it prints alone, with its exit status."""
+    with shared_area("rnnwarmthief-") as area:
+        area.chmod(0o1777)  # as /tmp
+        thief = User(THIEF, area, thief_python)
+        env = {**_env("120"), "TMPDIR": str(area)}
+        env.pop("XDG_RUNTIME_DIR", None)
+        folder = area / f"autograder-{os.getuid()}"
+        if holder == "its own folder":
+            ok(thief.python(f"import os; os.mkdir({str(folder)!r}); os.chmod({str(folder)!r}, 0o777)"))
+        elif holder == "a link to the instructor's":
+            (area / "private").mkdir(mode=0o700)
+            ok(thief.python(f"import os; os.symlink({str(area / 'private')!r}, {str(folder)!r})"))
+        else:
+            folder.mkdir()
+            folder.chmod(0o777)
+        log = thief.home / "log"
+        server = subprocess.Popen(thief.command(str(thief_python / "python"), "-c", THIEF_SERVER, str(folder),
+                                                json.dumps(_names(warm.key(env))), str(log)),
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            assert server.stdout.readline().startswith("ready"), server.stderr.read()
+            answered = _command(course, env, "autograde", "no_such_assignment")
+        finally:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+        alone = _command(course, {**env, "AUTOGRADER_WARM": "0"}, "autograde", "no_such_assignment")
+        received = log.read_text() if log.exists() else ""
+        linked = sorted(os.listdir(area / "private")) if holder == "a link to the instructor's" else []
+    assert received == "", received
+    assert linked == []
+    assert "nbgrader.api" in answered[2]
+    assert answered[0] == alone[0] != 0, answered[2][-2000:]
+    assert _plain(answered[1]) == _plain(alone[1]) and "stolen" not in answered[1]
+    why = [line for line in answered[2].splitlines() if line.startswith("autograder: no warm process:")]
+    assert len(why) == 1 and str(folder) in why[0], answered[2][-2000:]
+    assert _plain(answered[2].replace(why[0], "")) == _plain(alone[2])
+
+
+def test_a_server_of_another_uid_is_sent_nothing(monkeypatch, tmp_path, capsys):
+    """A server at the warm process's names whose uid (from the kernel) is not the caller's is
+    sent nothing: the caller connects, reads the peer's uid, closes and runs the command itself.
+    (Only root can put another uid's socket in the user's folder: here a child binds as root and
+    listens as the thief.)"""
+    needs_accounts()
+    thief = account(THIEF)
+    monkeypatch.setenv("AUTOGRADER_WARM", "120")
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    folder = tmp_path / f"autograder-{os.getuid()}"
+    folder.mkdir(mode=0o700)
+    names = _names(warm.key())
+    ready, report = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # binds every name as root, then listens as the thief
+        try:
+            os.chdir(folder)
+            listeners = [socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) for _ in names]
+            for listener, name in zip(listeners, names):
+                listener.bind(name)
+            os.setgid(thief.pw_gid)
+            os.setuid(thief.pw_uid)
+            for listener in listeners:
+                listener.listen(1)
+            os.write(report, b"ready\n")
+            seen = {"connected": False}
+            found = select.select(listeners, [], [], 60)[0]  # a bound on a broken caller, not a measurement
+            if found:
+                connection, _ = found[0].accept()
+                message, fds, _, _ = socket.recv_fds(connection, 1 << 20, 3)
+                seen = {"connected": True, "bytes": len(message), "fds": len(fds)}
+            os.write(report, json.dumps(seen).encode() + b"\n")
+        finally:
+            os._exit(0)
+    os.close(report)
+    with os.fdopen(ready) as lines:
+        assert lines.readline() == "ready\n"
+        assert warm.forwarded(["--help"]) is None
+        seen = json.loads(lines.readline())
+    os.waitpid(pid, 0)
+    assert seen == {"connected": True, "bytes": 0, "fds": 0}
+    assert f"held by uid {thief.pw_uid}" in capsys.readouterr().err
+
+
+def test_another_account_cannot_reach_a_real_warm_process(course, thief_python, monkeypatch):
+    """The folder of a real warm process's socket is the instructor's alone (0700, the socket 0600):
+    another account can neither list it nor connect to the socket, and no abstract name answers."""
+    with shared_area("rnnwarmreach-") as area:
+        monkeypatch.setenv("TMPDIR", str(area))
+        monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+        env = _env("120")
+        subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=course, env=env, stdout=subprocess.DEVNULL, check=True)
+        _up(env)
+        folder = area / f"autograder-{os.getuid()}"
+        names = _names(warm.key(env))
+        thief = User(THIEF, area, thief_python)
+        tried = thief.python(THIEF_CLIENT, str(folder), json.dumps(names))
+        results = json.loads(ok(tried).stdout)
+        assert "done" not in results.values(), results
+        assert results["list"] == "PermissionError" and results[repr(names[2])] == "PermissionError", results
+        modes = {path.name: path.stat().st_mode & 0o777 for path in folder.iterdir()}
+        assert folder.stat().st_mode & 0o777 == 0o700
+        assert names[2] in modes and set(modes.values()) == {0o600}, modes
 
 
 def test_an_autograde_prints_the_scores_of_so_many_and_says_how_many_more(course, monkeypatch, capsys):

@@ -15,11 +15,12 @@ from autograder.coursedir.ledger import Ledger
 from autograder.coursedir.config import database_url, load
 from autograder.commands.course import nbgrader, release
 
+from ..accounts import account, needs_accounts
 from ..conftest import REPO, make_course
 
 pytestmark = pytest.mark.nbgrader
 A = "ch12_bptt"
-NOBODY = 65534  # an account that is none of the students
+MALLORY = "rnnmallory"  # an account that is none of the students
 
 
 @pytest.fixture(scope="module")
@@ -44,6 +45,14 @@ def _notebook(released: Path, who: str) -> nbformat.NotebookNode:
     return notebook
 
 
+def _single_user(root: Path) -> Path:
+    """The course of a host with one user (`SHARED_HOST = False`): its instructor, this process,
+    places the inbound folders by hand."""
+    with (root / "course_config.py").open("a", encoding="utf-8") as handle:
+        handle.write("\nSHARED_HOST = False\n")
+    return root
+
+
 def _gradebook(root: Path) -> Gradebook:
     settings = load(root)
     return Gradebook(database_url(root, settings), settings.COURSE_ID)
@@ -59,13 +68,14 @@ def _inbound(root: Path, student: str, when: str, notebook=None) -> Path:
     return folder
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="writing an inbound folder as another account needs root")
 def test_collect_keeps_the_students_own_folder_and_refuses_one_written_in_their_name(released, tmp_path):
-    root = _course(released, tmp_path)
+    needs_accounts()
+    mallory = account(MALLORY)
+    root = _single_user(_course(released, tmp_path))
     _inbound(root, "victim", "2025-03-14 09:00:00.000000 UTC", _notebook(released, "victim"))
     forged = _inbound(root, "victim", "2025-03-14 10:00:00.000000 UTC", _notebook(released, "mallory"))  # newer
     for path in (forged, *forged.iterdir()):
-        os.chown(path, NOBODY, NOBODY)
+        os.chown(path, mallory.pw_uid, mallory.pw_gid)
     result = nbgrader(root, "collect", A)
     collected = nbformat.read(root / "submitted" / "victim" / A / f"{A}.ipynb", as_version=4)
     assert collected.metadata["handed_in_by"] == "victim"
@@ -73,7 +83,7 @@ def test_collect_keeps_the_students_own_folder_and_refuses_one_written_in_their_
 
 
 def test_collect_refuses_links_and_hard_links_and_flags_them_without_copying(released, tmp_path):
-    root = _course(released, tmp_path)
+    root = _single_user(_course(released, tmp_path))
     source = root / "source" / A / f"{A}.ipynb"
     linked = _inbound(root, "linker", "2025-03-14 09:00:00.000000 UTC")
     (linked / f"{A}.ipynb").symlink_to(os.path.relpath(source, linked))

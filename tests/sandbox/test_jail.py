@@ -253,22 +253,74 @@ def test_available_describes_the_isolation():
 @needs_cgroup
 def test_available_names_the_cgroup_version(monkeypatch):
     assert AVAILABLE.endswith(f"; cgroup v{CGROUPS.version} memory and pids per runner; rlimits per process")
-    assert all(os.path.basename(parent) == f"rnnkit-{os.getpid()}" for parent in CGROUPS.parents)
+    assert all(os.path.basename(parent) == f"rnnkit-{jail.limits._owner()}" for parent in CGROUPS.parents)
     monkeypatch.setattr(jail, "_cgroups", CGROUPS)  # restored after the probe below
     monkeypatch.setattr(jail, "_cgroup_setup", lambda: None)
     assert jail._probe().endswith("; rlimits per process (no writable cgroup)")
 
 
 @needs_cgroup
+def test_a_probe_that_fails_once_for_another_reason_keeps_the_budgets(monkeypatch, tmp_path):
+    """A probe that fails once at another step than its cgroup (a loaded machine, a timeout) is
+    made again as it was: the runners keep their cgroups, never the rlimits alone."""
+    failed = tmp_path / "failed-once"
+    enter = jail._enter
+
+    def busy_once(*args, **kwargs):
+        if not failed.exists():  # in the first probe's child
+            failed.touch()
+            raise OSError(errno.EBUSY, "the machine was busy")
+        return enter(*args, **kwargs)
+
+    monkeypatch.setattr(jail, "_enter", busy_once)
+    monkeypatch.setattr(jail, "_cgroups", CGROUPS)  # restored after the probe below
+    try:
+        assert jail._probe() == AVAILABLE and jail._cgroups == CGROUPS and failed.exists()
+    finally:
+        jail._cgroup_setup()  # this process's own folders, whatever the probe did with them
+
+
+@needs_cgroup
 def test_the_folders_of_a_killed_owner_go_at_the_next_start():
+    """An owner is its pid namespace, pid and start time: the folders of one that ended go, even
+    where its pid is another process's now (this one's, here), those named by a pid alone (made
+    before owners carried their start) go with their pid, and those of another pid namespace,
+    whose pids this process cannot look up, stay."""
     dead = subprocess.Popen(["true"])
     dead.wait()
-    stale = [os.path.join(os.path.dirname(parent), f"rnnkit-{dead.pid}") for parent in CGROUPS.parents]
-    for path in stale:
+    namespace, pid, start = jail.limits._owner().split("-")
+    names = {"legacy": f"rnnkit-{dead.pid}", "reused": f"rnnkit-{namespace}-{pid}-{int(start) - 1}",
+             "foreign": f"rnnkit-{int(namespace) + 1}-{dead.pid}-{start}"}
+    stale = {kind: [os.path.join(os.path.dirname(parent), name) for parent in CGROUPS.parents] for kind, name in names.items()}
+    for path in sum(stale.values(), []):
         os.mkdir(path)
         os.mkdir(os.path.join(path, "runner-1"))
-    assert jail._cgroup_setup() == CGROUPS  # this process's own folders, found again
-    assert not any(os.path.exists(path) for path in stale)
+    try:
+        assert jail._cgroup_setup() == CGROUPS  # this process's own folders, found again
+        assert not any(os.path.exists(path) for path in stale["legacy"] + stale["reused"])
+        assert all(os.path.isdir(path) for path in stale["foreign"])
+    finally:
+        for path in stale["foreign"]:
+            jail._remove_cgroup(os.path.join(path, "runner-1"))
+            jail._remove_cgroup(path)
+
+
+def test_a_python_environment_reached_through_links_is_where_its_path_says(workdir: Path, tmp_path: Path):
+    """A read-only path given through links (a course's `.venv` linked to the real environment,
+    here through a relative link and an absolute one) is there inside at that path: the links are
+    made again, the real folder is mounted read-only."""
+    real = Path(sys.prefix).resolve()
+    (tmp_path / "course").mkdir()
+    (tmp_path / "elsewhere").symlink_to(real)
+    (tmp_path / "course" / ".venv").symlink_to("../elsewhere")
+    venv = str(tmp_path / "course" / ".venv")
+
+    def body(child):
+        return {"real": os.path.realpath(venv), "python": os.path.exists(os.path.join(venv, "bin", "python")),
+                "site": sorted(os.listdir(os.path.join(venv, "lib"))), "writable": os.access(venv + "/", os.W_OK)}
+
+    out = jailed(body, workdir, readonly=[sys.base_prefix, venv])
+    assert out == {"real": str(real), "python": True, "site": sorted(os.listdir(real / "lib")), "writable": False}
 
 
 def test_inside_sees_only_the_system_python_and_its_workdir(workdir: Path):
@@ -608,7 +660,8 @@ def test_the_zygote_removes_the_cgroups_of_its_runners(workdir: Path):
     try:
         ours.settimeout(60)
         hello = json.loads(ours.recv(1 << 16))
-        parents = [os.path.join(os.path.dirname(p), f"rnnkit-{zygote.pid}") for p in CGROUPS.parents]
+        owner = f"{jail.limits._owner().split('-')[0]}-{zygote.pid}-{jail.limits._started(str(zygote.pid))}"
+        parents = [os.path.join(os.path.dirname(p), f"rnnkit-{owner}") for p in CGROUPS.parents]
         assert hello["pid"] == zygote.pid and "memory and pids per runner" in hello["isolation"]
         assert all(os.path.isdir(parent) for parent in parents)
         mine, runner_end = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -621,6 +674,7 @@ def test_the_zygote_removes_the_cgroups_of_its_runners(workdir: Path):
         source = (f"import os, subprocess; subprocess.Popen({command!r}, start_new_session=True); "
                   "s = os.statvfs('.'); print(s.f_blocks * s.f_frsize)")
         wire.send(mine, {"op": "run_cell", "source": source})
+        assert wire.receive(mine, timeout=30) == {"started": True}  # its first word, before any reply
         outputs = wire.receive(mine, timeout=30)["outputs"]
         assert outputs[0]["text"].strip() == str(16 << 20)
         paths = [os.path.join(parent, f"runner-{pid}") for parent in parents]

@@ -88,7 +88,7 @@ def _cli(root: Path, *args: str) -> str:
 
 # --------------------------------------------------------------------------- time: the grader's
 def test_a_forged_time_through_the_exchange_is_a_claim_and_the_late_penalty_applies(released, tmp_path):
-    root = _course(released, tmp_path / "course")
+    root = _course(released, tmp_path / "course", "\nSHARED_HOST = False\n")  # one user: the inbound folder placed by hand
     forged = (DUE - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     inbound = _inbound(root, "ann", forged, _reference())
     os.utime(inbound / f"{A}.ipynb", (0, 0))  # the student's own clock: what a student can set

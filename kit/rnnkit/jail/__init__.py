@@ -11,12 +11,15 @@ of the files that were there; the host folder is only read, never written.
 
 Budgets for the whole runner: where this machine offers a writable cgroup v2 with the memory and
 pids controllers, or writable cgroup v1 memory and pids hierarchies, `available()` makes a folder
-rnnkit-<its pid> in each (below its own cgroup, else at the hierarchy's root), and `enter()`, while
-still privileged, moves the process into a cgroup runner-<pid> of its own there (memory limit
-without swap, pids.max), which everything it starts inherits. The caller removes that cgroup with
-`release(pid)` after reaping the child, and the parent folders go when the caller exits. The
-sandboxed code sees no /sys and cannot mount one, so it cannot change or leave its cgroup. The
-rlimits stay as a per-process backstop; where there is no writable cgroup they are all there is.
+rnnkit-<pid namespace>-<pid>-<start time> in each (below its own cgroup, else at the hierarchy's
+root; a pid alone may be another process's by the time another process sweeps the folders of
+owners that are gone), and `enter()`, while still privileged, moves the process into a fresh cgroup
+runner-<pid> of its own there (memory limit without swap, pids.max), which everything it starts
+inherits; where that fails, enter() raises and the child runs nothing. The caller removes that
+cgroup with `release(pid)` after reaping the child, and the parent folders go when the caller
+exits. The sandboxed code sees no /sys and cannot mount one, so it cannot change or leave its
+cgroup. The rlimits stay as a per-process backstop; where no cgroup can be made, or this machine
+refuses to let a process join one, they are all there is, and `available()` says so.
 
 The process tree looks like this::
 
@@ -76,18 +79,18 @@ import tempfile
 import time
 
 from .credentials import _SANDBOX_ID, _drop_capabilities, _drop_to_sandbox_id, _set_hostname, _write_id_maps
-from .limits import Limits, _apply_rlimits, _cgroup_setup, _Cgroups, _drop_cgroups, _join_cgroup, _remove_cgroup
+from .limits import Limits, _apply_rlimits, _BudgetRefused, _cgroup_setup, _Cgroups, _drop_cgroups, _join_cgroup, _remove_cgroup
 from .mounts import _build_root, _close_trees, _plan, _prepare_trees, _within
 from .network import _loopback_up
 from .process import _close_fds, _die_with_parent, _setsid, _supervise
-from .syscalls import _NAMESPACES, _PR_SET_DUMPABLE, _PR_SET_PDEATHSIG, _check, _libc, _prctl, _step
+from .syscalls import _NAMESPACES, _PR_SET_DUMPABLE, _PR_SET_PDEATHSIG, _check, _libc, _prctl, _step, _why
 
 # OpenBLAS starts a thread pool when numpy is imported, and a process forked from one with such
 # threads has been seen to hang when it moves into new namespaces. This only helps where nothing
 # imported numpy before this module; callers should set it themselves before importing numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-__all__ = ["Limits", "available", "enter", "release", "shut_down"]
+__all__ = ["Limits", "available", "budgets", "enter", "refusal", "release", "shut_down"]
 
 _PROBE_TIMEOUT = 20.0
 
@@ -95,7 +98,7 @@ _PROBE_TIMEOUT = 20.0
 
 _UNKNOWN = object()
 _available_cache: object = _UNKNOWN
-_probe_error: str | None = None      # why available() said None (for debugging)
+_probe_error: str | None = None      # why available() said None (`refusal`)
 _description: str | None = None      # what the last enter() in this process set up
 _cgroups: _Cgroups | None = None     # the parent folders of the runners' cgroups that available() made
 
@@ -113,27 +116,50 @@ def available() -> str | None:
     return _available_cache  # type: ignore[return-value]
 
 
+def budgets() -> int | None:
+    """The cgroup version that holds each runner's memory and pids budgets here (`available()`
+    decides it, once), or None where the rlimits are all there is."""
+    available()
+    return None if _cgroups is None else _cgroups.version
+
+
+def refusal() -> str | None:
+    """Why `available()` is None (the step this machine refused), where it is."""
+    return _probe_error if available() is None else None
+
+
 def _probe() -> str | None:
-    """Enter the sandbox once, with a cgroup of its own where one can be made, else without."""
+    """Enter the sandbox in a throw-away child, with a cgroup of its own where one can be made;
+    without one only where the cgroups can be made but this machine refuses to let a process join
+    them (the same refusal every runner would meet), never for another failure: that one is tried
+    once more, then the answer is None."""
     global _cgroups, _probe_error
     if _libc is None:
         _probe_error = "not Linux, or libc not found"
         return None
     _cgroups = _cgroup_setup()
-    found = _probe_once()
-    if found is None and _cgroups is not None:
+    report = _probe_once()
+    if not report.get("description") and not report.get("budget"):  # another step failed: once more (a loaded machine's timeout)
+        report = _probe_once()
+    if report.get("budget") and _cgroups is not None:
         _drop_cgroups(_cgroups)
         _cgroups = None
-        found = _probe_once()
+        report = _probe_once()
+    description = report.get("description")
+    _probe_error = None if description else str(report.get("error") or "the probe failed without a word")
+    if _cgroups is not None and not description:  # no sandbox: no runner joins them
+        _drop_cgroups(_cgroups)
+        _cgroups = None
     if _cgroups is not None:
         atexit.register(_drop_cgroups, _cgroups)
-    return found
+    return str(description) if description else None
 
 
-def _probe_once() -> str | None:
-    global _probe_error
+def _probe_once() -> dict:
+    """What a throw-away child that entered the sandbox reports: {"description"}, or {"error",
+    "budget"} (whether its cgroup was what failed)."""
     workdir = tempfile.mkdtemp(prefix="jail-probe-")
-    readonly = sorted({os.path.realpath(p) for p in (sys.base_prefix, sys.prefix) if os.path.isdir(p)})
+    readonly = sorted({os.path.abspath(p) for p in (sys.base_prefix, sys.prefix) if os.path.isdir(p)})
     read_end, write_end = os.pipe()
     pid = -1
     try:
@@ -153,7 +179,8 @@ def _probe_once() -> str | None:
                 code = 0
             except BaseException as exc:  # noqa: BLE001 - report and leave, whatever happened
                 with contextlib.suppress(BaseException):
-                    os.write(write_end, json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+                    failed = {"error": _why(exc), "budget": isinstance(exc, _BudgetRefused)}
+                    os.write(write_end, json.dumps(failed).encode())
             finally:
                 os._exit(code)
         os.close(write_end)
@@ -175,11 +202,7 @@ def _probe_once() -> str | None:
             report = json.loads(data.decode() or "{}")
         except ValueError:
             report = {}
-        if report.get("description"):
-            _probe_error = None
-            return str(report["description"])
-        _probe_error = str(report.get("error") or "the probe failed without a word")
-        return None
+        return report if isinstance(report, dict) else {}
     finally:
         for fd in (read_end, write_end):
             if fd >= 0:
@@ -202,15 +225,16 @@ def enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[int
       everything in the namespace;
     - a fresh tmpfs root (pivot_root, old root detached): read-only /usr, /lib, /lib64, /bin,
       /sbin, /etc (top-level symlinks recreated), every path in `readonly` read-only at the same
-      absolute path, at `workdir`'s path (and the cwd) a tmpfs of `limits.WORK_LIMIT_MB` MB holding a
-      copy of its files (the host folder is not written), a private /tmp (64m),
+      absolute path (its real location, and the links that lead there from the path given), at
+      `workdir`'s path (and the cwd) a tmpfs of `limits.WORK_LIMIT_MB` MB holding a copy of its
+      files (the host folder is not written), a private /tmp (64m),
       /dev with null, zero, full, random, urandom and a /dev/shm tmpfs, a fresh /proc
       (/proc/sys read-only); nothing else of the host;
     - no network (loopback only);
     - no capabilities (bounding set, capset, PR_SET_NO_NEW_PRIVS), no nested user namespaces;
     - a cgroup of its own with the memory and pids budgets of `limits` where available() made
-      cgroup folders (the caller calls release(pid) after reaping this child); the rlimits of
-      `limits` (and RLIMIT_CORE 0);
+      cgroup folders (the caller calls release(pid) after reaping this child), joined before
+      the namespaces are made (or OSError); the rlimits of `limits` (and RLIMIT_CORE 0);
     - descriptors other than 0, 1, 2 and `keep_fds` closed; a session of its own.
 
     Where namespaces are not available (available() is None), enter() only starts a session,

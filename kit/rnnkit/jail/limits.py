@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from .mounts import _unescape, _within
-from .syscalls import _error, _step, _write_file
+from .syscalls import _error, _JailError, _step, _write_file
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,11 +57,32 @@ def _apply_rlimits(limits: Limits) -> None:
 
 # --- cgroups: memory and pids budgets of a whole runner ---------------------------------------
 
+class _BudgetRefused(_JailError):
+    """The runner's cgroup could not be made or joined."""
+
+
 @dataclass(frozen=True)
 class _Cgroups:
     version: int                 # 1 or 2
-    parents: tuple[str, ...]     # the rnnkit-<owner pid> folders the runners' cgroups go in, one per hierarchy
-    owner: int                   # the process that made them and removes them when it exits
+    parents: tuple[str, ...]     # the rnnkit-<owner> folders the runners' cgroups go in, one per hierarchy
+    owner: str                   # the process that made them and removes them when it exits (`_owner`)
+
+
+def _started(pid: str) -> str | None:
+    """When process `pid` of this pid namespace started (clock ticks after boot), or None where
+    there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[19].decode()
+    except (OSError, IndexError):
+        return None
+
+
+def _owner() -> str:
+    """This process named for good, "<pid namespace>-<pid>-<start time>": a pid alone is given to
+    another process once this one ends, and names other processes in other pid namespaces."""
+    namespace = os.readlink("/proc/self/ns/pid").strip("pid:[]")
+    return f"{namespace}-{os.getpid()}-{_started('self')}"
 
 
 def _cgroup_bases() -> dict[str, list[str]]:
@@ -91,24 +112,33 @@ def _cgroup_bases() -> dict[str, list[str]]:
     return {name: list(dict.fromkeys(found)) for name, found in bases.items()}
 
 
-def _sweep(base: str) -> None:
-    """Remove the rnnkit-<pid> folders under `base` of owners that were killed before they could
-    (only empty cgroups: nothing is killed here)."""
+def _gone(owner: str, namespace: str) -> bool:
+    """Whether the process that made the folder rnnkit-<owner> has ended; never for one of another
+    pid namespace than `namespace`, whose pids this process cannot look up."""
+    parts = owner.split("-")
+    if len(parts) == 1 and owner.isdigit():  # a folder named before owners carried their start time
+        return not os.path.exists(f"/proc/{owner}")
+    return len(parts) == 3 and parts[0] == namespace and parts[1].isdigit() and _started(parts[1]) != parts[2]
+
+
+def _sweep(base: str, owner: str) -> None:
+    """Remove the rnnkit-<owner> folders under `base` of owners that were killed before they could
+    (only empty cgroups: nothing is killed here); `owner` is this process's."""
+    namespace = owner.partition("-")[0]
     with contextlib.suppress(OSError):
         for name in os.listdir(base):
-            owner = name.partition("-")[2]
-            if name.startswith("rnnkit-") and owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            if name.startswith("rnnkit-") and _gone(name[len("rnnkit-"):], namespace):
                 parent = os.path.join(base, name)
                 for runner in [n for n in os.listdir(parent) if n.startswith("runner-")] + [""]:
                     with contextlib.suppress(OSError):
                         os.rmdir(os.path.join(parent, runner))
 
 
-def _make_parent(base: str, version: int) -> str | None:
-    """This process's rnnkit-<pid> folder under `base` (in v2 with memory and pids for the
+def _make_parent(base: str, version: int, owner: str) -> str | None:
+    """This process's rnnkit-<owner> folder under `base` (in v2 with memory and pids for the
     cgroups below it), or None where that cannot be made."""
-    path = os.path.join(base, f"rnnkit-{os.getpid()}")
-    _sweep(base)
+    path = os.path.join(base, f"rnnkit-{owner}")
+    _sweep(base, owner)
     try:
         with contextlib.suppress(FileExistsError):
             os.mkdir(path, 0o755)
@@ -127,41 +157,50 @@ def _cgroup_setup() -> _Cgroups | None:
     """This process's parent folders for the runners' cgroups: in cgroup v2 where it offers memory
     and pids, else in the v1 memory and pids hierarchies; None where neither is writable."""
     bases = _cgroup_bases()
+    try:
+        owner = _owner()
+    except OSError:
+        return None
     for version, names in ((2, ("2",)), (1, ("memory", "pids"))):
         parents: list[str] = []
         for name in names:
-            parent = next(filter(None, (_make_parent(base, version) for base in bases.get(name, []))), None)
+            parent = next(filter(None, (_make_parent(base, version, owner) for base in bases.get(name, []))), None)
             if parent is None:
                 break
             parents.append(parent)
         else:
-            return _Cgroups(version, tuple(dict.fromkeys(parents)), os.getpid())
+            return _Cgroups(version, tuple(dict.fromkeys(parents)), owner)
         for parent in parents:
             _remove_cgroup(parent)
     return None
 
 
 def _join_cgroup(cgroups: _Cgroups | None, limits: Limits) -> int | None:
-    """Still privileged: move this process (and so all it starts) into cgroups of its own,
+    """Still privileged: move this process (and so all it starts) into fresh cgroups of its own,
     runner-<pid> in each parent folder of `cgroups`, with the memory and pids budgets of `limits`.
-    Returns the cgroup version, or None where there are no cgroups."""
+    Returns the cgroup version, or None where there are no cgroups; _BudgetRefused where one of
+    them cannot be made, given its budget or joined."""
     if cgroups is None:
         return None
     memory = str(int(limits.MEMORY_LIMIT_MB) * 1024 * 1024)
     budgets = {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory, "memory.max": memory,
                "memory.swap.max": "0", "pids.max": str(int(limits.PROCESS_LIMIT))}  # in this order: memsw >= memory
     written = set()
-    for parent in cgroups.parents:
-        path = os.path.join(parent, f"runner-{os.getpid()}")
-        with _step(f"creating cgroup {path}"), contextlib.suppress(FileExistsError):
-            os.mkdir(path, 0o755)
-        for name, value in budgets.items():
-            if os.path.exists(os.path.join(path, name)):
-                _write_file(os.path.join(path, name), value, f"writing {path}/{name}")
-                written.add(name.split(".")[0])
-        _write_file(os.path.join(path, "cgroup.procs"), str(os.getpid()), f"moving into cgroup {path}")
-    if written != {"memory", "pids"}:
-        raise _error("finding the cgroup's memory and pids budget files", errno.ENOENT)
+    try:
+        for parent in cgroups.parents:
+            path = os.path.join(parent, f"runner-{os.getpid()}")
+            _remove_cgroup(path)  # one left by an earlier runner of this pid, whose processes outlived its release
+            with _step(f"creating cgroup {path}"):
+                os.mkdir(path, 0o755)
+            for name, value in budgets.items():
+                if os.path.exists(os.path.join(path, name)):
+                    _write_file(os.path.join(path, name), value, f"writing {path}/{name}")
+                    written.add(name.split(".")[0])
+            _write_file(os.path.join(path, "cgroup.procs"), str(os.getpid()), f"moving into cgroup {path}")
+        if written != {"memory", "pids"}:
+            raise _error("finding the cgroup's memory and pids budget files", errno.ENOENT)
+    except OSError as exc:
+        raise _BudgetRefused(exc.errno, exc.strerror or str(exc)) from None
     return cgroups.version
 
 
@@ -187,7 +226,10 @@ def _remove_cgroup(path: str) -> None:
 
 def _drop_cgroups(cgroups: _Cgroups) -> None:
     """Remove the runners' cgroups left and the parent folders (only in the process that made them)."""
-    if os.getpid() != cgroups.owner:
+    try:
+        if _owner() != cgroups.owner:
+            return
+    except OSError:  # no /proc: not the process that made them
         return
     for parent in cgroups.parents:
         with contextlib.suppress(OSError):

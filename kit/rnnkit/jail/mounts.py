@@ -70,10 +70,12 @@ def _plan(workdir: str, readonly: list[str], size_mb: int) -> tuple[list[_Entry]
         entries.append(_Entry(f"/dev/{name}", "symlink", target))
     entries.append(_Entry("/dev/shm", "tmpfs", options=f"mode=1777,size={_TMP_SIZE}", flags=_MS_NOSUID | _MS_NODEV))
     entries.append(_Entry("/proc", "proc"))
+    links: list[tuple[str, str]] = []
     for path in readonly:
         with _step(f"read-only path {path!r}"):
             real = os.path.realpath(path)
             os.stat(real)
+            links += _links(os.path.join(os.getcwd(), path))
         if real == "/" or _within(real, "/proc"):
             raise _error(f"read-only path {path!r}", errno.EINVAL)
         if any(_within(real, done) for done in read_only):
@@ -81,8 +83,39 @@ def _plan(workdir: str, readonly: list[str], size_mb: int) -> tuple[list[_Entry]
         entries.append(_Entry(real, "ro", real, is_dir=os.path.isdir(real)))
         read_only.append(real)
     entries.append(_Entry(work, "work", work, options=f"mode=0755,size={int(size_mb)}m", flags=_MS_NOSUID | _MS_NODEV))
+    # The links on the way to a read-only path are made again, so that a linked Python environment
+    # is found at the path its interpreter uses (sys.prefix, sys.path), as on the host.
+    hidden, taken = (*read_only, "/proc", "/dev", work), {entry.dest for entry in entries}
+    for link, target in dict(links).items():
+        if link not in taken and not any(_within(link, folder) for folder in hidden):
+            entries.append(_Entry(link, "symlink", target))
+            taken.add(link)
     order = sorted(range(len(entries)), key=lambda i: (entries[i].dest.count("/"), i))
     return [entries[i] for i in order], work
+
+
+def _links(path: str) -> list[tuple[str, str]]:
+    """The symbolic links met on the way from / to the real location of the absolute `path`, as
+    (where, what it says), in the order they are met; ELOOP past 40."""
+    found: list[tuple[str, str]] = []
+    pending = [part for part in path.split("/") if part not in ("", ".")]
+    current = "/"
+    while pending:
+        part = pending.pop(0)
+        if part == "..":
+            current = os.path.dirname(current)
+            continue
+        step = os.path.join(current, part)
+        if not os.path.islink(step):
+            current = step
+            continue
+        if len(found) == 40:
+            raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+        target = os.readlink(step)
+        found.append((step, target))
+        pending[:0] = [part for part in target.split("/") if part not in ("", ".")]
+        current = "/" if target.startswith("/") else current
+    return found
 
 
 def _close_trees(plan: list[_Entry]) -> None:

@@ -114,6 +114,12 @@ def _error(step: str, err: int | None = None) -> _JailError:
     return _JailError(err, f"jail: {step} failed: {os.strerror(err)}")
 
 
+def _why(error: BaseException) -> str:
+    """What went wrong, in one line: a failed step's own sentence, else the error's type and message."""
+    text = error.strerror if isinstance(error, _JailError) and error.strerror else f"{type(error).__name__}: {error}"
+    return " ".join(str(text).split())
+
+
 @contextlib.contextmanager
 def _step(name: str):
     """Turn an OSError of the Python calls inside into one that names the step."""

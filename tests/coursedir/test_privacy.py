@@ -7,6 +7,7 @@ from __future__ import annotations
 import grp
 import os
 import shlex
+import shutil
 import stat
 import subprocess
 import sys
@@ -28,7 +29,7 @@ A = "ch12_bptt"
 def _cli(root: Path, *args: str, umask: int = 0o022) -> subprocess.CompletedProcess:
     """`python -m autograder` as an instructor types it, from a shell whose umask is `umask`."""
     return subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True,
-                          umask=umask, env={**os.environ, "AUTOGRADER_WARM": "0"})
+                          umask=umask)
 
 
 def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -56,29 +57,52 @@ def test_what_the_commands_make_is_private(graded_class):
     assert stat.S_IMODE(graded_class.root.stat().st_mode) == 0o700
 
 
-@pytest.fixture
-def course(tmp_path: Path) -> Path:
-    root = make_course(tmp_path / "course", [A])
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> Path:
+    root = make_course(tmp_path_factory.mktemp("privacy") / "course", [A])
     release(root, [A])
     return root
 
 
-@pytest.mark.parametrize("kept", ["", "gradebook.db", "course_secret", "source", "autograded", "feedback"])
-def test_a_command_stops_with_the_chmod_where_others_can_read_what_the_course_keeps(course, kept):
-    """Each of what the course keeps, opened to other users, stops `python -m autograder` and plain
-    nbgrader with one line that names it and the exact command; that command makes the course usable."""
+@pytest.fixture
+def course(released: Path, tmp_path: Path) -> Path:
+    """A copy of the released course, modes kept."""
+    return Path(shutil.copytree(released, tmp_path / "course", symlinks=True))
+
+
+def _opened(course: Path, kept: str) -> Path:
+    """`kept` of `course` (the root itself for "") opened to other users as a careless restore would."""
     path = course / kept
-    if kept in ("autograded", "feedback"):
-        path.mkdir(exist_ok=True)
+    if kept in privacy.KEPT and kept != "course_secret":
+        path.mkdir(exist_ok=True)  # (a folder the commands make later)
     path.chmod(stat.S_IMODE(path.stat().st_mode) | (0o055 if path.is_dir() else 0o044))
+    return path
+
+
+@pytest.mark.parametrize("kept", ["", "gradebook.db", "course_secret", "source", "solutions", "submitted", "autograded",
+                                  "feedback", "exports", "reports"])
+def test_each_of_what_the_course_keeps_opened_to_others_is_named_with_the_chmod(course, kept):
+    """Each of what the course keeps, opened to other users, is named with its mode and the exact
+    command that closes it, and that command makes the course usable again."""
+    path = _opened(course, kept)
+    with pytest.raises(privacy.Exposed) as refused:
+        privacy.enter(course, config.load(course))
+    line = str(refused.value)
+    assert "\n" not in line and f"{path} ({stat.filemode(path.stat().st_mode)})" in line and "chmod -R go-rwx" in line, line
+    subprocess.run(line.split("`")[1], shell=True, check=True)
+    privacy.enter(course, config.load(course))
+    assert _open(course) == []
+
+
+def test_the_command_line_and_plain_nbgrader_stop_with_that_one_line(course):
+    """`python -m autograder` and plain nbgrader, run from the course, stop before they do anything,
+    printing that line alone."""
+    path = _opened(course, "gradebook.db")
     for result in (_cli(course, "report"), _nbgrader(course, "db", "student", "list")):
         lines = (result.stdout + result.stderr).strip().splitlines()
         assert result.returncode != 0 and len(lines) == 1, result.stdout + result.stderr
-        assert f"{course / kept if kept else course} (" in lines[0] and "chmod -R go-rwx" in lines[0], lines[0]
-    remedy = lines[0].split("`")[1]
-    subprocess.run(remedy, shell=True, check=True)
-    assert _cli(course, "report").returncode == 0
-    assert _open(course) == []
+        assert f"{path} (-rw-r--r--)" in lines[0] and "chmod -R go-rwx" in lines[0], lines[0]
+    assert not (course / "reports").exists()
 
 
 def test_a_course_secret_restored_readable_is_refused_on_its_descriptor(course):

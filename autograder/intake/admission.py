@@ -125,6 +125,13 @@ def open_folder(path: str | Path) -> int:
         raise Refused([label("admission.folder_unopenable", error=error.strerror)]) from None
 
 
+def _close_all(stack: list[tuple[int, str]]) -> None:
+    """Close the folders still to be walked and forget them (a walk that stops early)."""
+    for current, _ in stack:
+        os.close(current)
+    stack.clear()
+
+
 def inspect(folder: Path, notebook: str, fd: int | None = None) -> Verdict:
     """Walk the submission folder `folder` from a descriptor of it, `fd` where given (`open_folder`;
     left open), without following links, and say whether it may be graded; `notebook` is the
@@ -147,12 +154,12 @@ def inspect(folder: Path, notebook: str, fd: int | None = None) -> Verdict:
                     kind = stat.S_IFMT(info.st_mode)
                     if seen > MAX_ENTRIES:
                         verdict.reasons.append(label("admission.too_many_entries", count=str(MAX_ENTRIES)))
-                        stack.clear()
+                        _close_all(stack)
                         break
                     if kind == stat.S_IFDIR:
                         if path.count("/") + 1 >= MAX_DEPTH:
                             verdict.reasons.append(label("admission.too_deep", depth=str(MAX_DEPTH), path=_named(path)))
-                            stack.clear()
+                            _close_all(stack)
                             break
                         stack.append((os.open(name, _OPEN_DIR, dir_fd=current), path + "/"))
                     elif kind != stat.S_IFREG:
@@ -166,8 +173,7 @@ def inspect(folder: Path, notebook: str, fd: int | None = None) -> Verdict:
     except OSError as error:
         verdict.reasons.append(label("admission.unreadable", error=error.strerror))
     finally:
-        for current, _ in stack:
-            os.close(current)
+        _close_all(stack)
     if not verdict.reasons:
         if notebook not in verdict.files:
             verdict.reasons.append(label("admission.no_notebook", notebook=_named(notebook)))

@@ -165,3 +165,22 @@ def test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late(relea
     assert "'2025-13-45-99-99-99' is not a time" in result.stderr + result.stdout
     (ann,) = Ledger(database_url(root, load(root)), load(root).COURSE_ID).receipts(A)
     assert ann.timed and ann.received.isoformat().startswith("2025-03-14T09:26:53")
+
+
+@pytest.mark.parametrize("shape", ["wide", "deep"])
+def test_a_walk_stopped_early_leaves_no_folder_open(tmp_path, shape):
+    """A folder with more entries (or deeper folders) than admission walks is refused, and every
+    folder descriptor the walk had opened is closed (collect walks a whole class in one process)."""
+    from autograder.intake import admission
+
+    top = tmp_path / "hand-in"
+    if shape == "wide":
+        for i in range(admission.MAX_ENTRIES // 3):
+            (top / f"d{i}" / "a" / "b").mkdir(parents=True)
+    else:
+        for i in range(20):
+            (top / f"d{i}" / ("x/" * admission.MAX_DEPTH)).mkdir(parents=True)
+    before = len(os.listdir("/proc/self/fd"))
+    verdict = admission.inspect(top, "ch12_bptt.ipynb")
+    assert not verdict.admitted
+    assert len(os.listdir("/proc/self/fd")) == before

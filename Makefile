@@ -28,6 +28,7 @@ demo: $(STAMP)
 	$(BIN)/python -m autograder demo
 
 test: $(STAMP)
+	$(BIN)/ruff format --check --quiet . && $(BIN)/ruff check --quiet .  # the code's form and lint (pyproject.toml)
 	$(BIN)/python -m pytest -q -n 2 --dist loadscope -m "not scale"  # two workers; the tests of one graded class on one of them (tests/conftest.py)
 
 test-scale: $(STAMP)

@@ -4,6 +4,7 @@ Fails closed: traitlets logs any exception a config file raises and carries on w
 defaults (stock Execute: student code unsandboxed), so whatever goes wrong here leaves as a
 SystemExit, which traitlets lets through: the command stops with one line, before any student
 file is read."""
+
 import os
 import sys
 

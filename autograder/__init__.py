@@ -1,4 +1,5 @@
 """Autograder and course package for the recurrent-network chapters (11 and 12)."""
+
 import os
 import sys
 

@@ -6,6 +6,7 @@ The root's `nbgrader_config.py` calls it, so plain `nbgrader` commands, formgrad
 `python -m autograder` (which loads that file) run the same preprocessors with the same settings;
 whatever it raises stops the command there (see `nbgrader_config.py`).
 """
+
 from __future__ import annotations
 
 import functools
@@ -97,19 +98,31 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.TrustedExecute.course_root = c.SanitizeStudentHTML.course_root = c.ShowRubric.course_root = root
     c.TrustedExecute.settings = settings
     c.RevealExpected.shows_expected = settings.FEEDBACK_SHOWS_EXPECTED
-    c.RevealExpected.settings = c.SaveAutoGrades.settings = c.AssignLatePenalties.settings = c.TermNotes.settings = settings
+    c.RevealExpected.settings = c.SaveAutoGrades.settings = c.AssignLatePenalties.settings = c.TermNotes.settings = (
+        settings
+    )
     # after nbgrader's GetGrades: a grade that waits for a TA is shown as waiting, not as a score of 0
-    c.GenerateFeedback.preprocessors = [*GenerateFeedback.class_traits()["preprocessors"].default(), AwaitingTA, RevealExpected, TermNotes]
+    c.GenerateFeedback.preprocessors = [
+        *GenerateFeedback.class_traits()["preprocessors"].default(),
+        AwaitingTA,
+        RevealExpected,
+        TermNotes,
+    ]
     # The course's feedback template for `nbgrader generate_feedback` only (its own exporter class), so
     # every other HTMLExporter (formgrader's submission view) keeps nbgrader's template.
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
     # words in the course language, clean comments, tables in scroll regions and Chinese marked in the English edition
-    c.FeedbackExporter.filters = {"label": "autograder.labels.label", "clean_markdown": "autograder.intake.sanitize.clean_markdown",
-                                  "accessible_html": "autograder.reporting.feedback_page.accessible_html"}
-    c.FeedbackExporter.extra_template_basedirs = [str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
-                                                  str(TEMPLATES)]
+    c.FeedbackExporter.filters = {
+        "label": "autograder.labels.label",
+        "clean_markdown": "autograder.intake.sanitize.clean_markdown",
+        "accessible_html": "autograder.reporting.feedback_page.accessible_html",
+    }
+    c.FeedbackExporter.extra_template_basedirs = [
+        str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
+        str(TEMPLATES),
+    ]
 
 
 def _make_secret(root: str, **_hook) -> None:
@@ -134,7 +147,10 @@ def _lean(pipeline: list) -> list:
     """`execute.CheckCellMetadata` in place of nbgrader's (the same checks, the schema compiled once)
     and `autograder.intake.bookkeeping`'s gradebook steps in place of nbgrader's (the same steps, on the
     process's gradebook engine)."""
-    return [execute.CheckCellMetadata if cls is CheckCellMetadata else bookkeeping.REPLACES.get(cls, cls) for cls in pipeline]
+    return [
+        execute.CheckCellMetadata if cls is CheckCellMetadata else bookkeeping.REPLACES.get(cls, cls)
+        for cls in pipeline
+    ]
 
 
 def _sanitize_preprocessors() -> list:
@@ -148,5 +164,8 @@ def _autograde_preprocessors() -> list:
     """nbgrader's autograde pipeline with Execute replaced by the trusted one (student cells in a
     sandboxed runner, grade cells scored by the grader), what the student wrote sanitised right
     after it, and the rubric shown below each written answer."""
-    pipeline = [execute.TrustedExecute if cls is Execute else cls for cls in Autograde.class_traits()["autograde_preprocessors"].default()]
+    pipeline = [
+        execute.TrustedExecute if cls is Execute else cls
+        for cls in Autograde.class_traits()["autograde_preprocessors"].default()
+    ]
     return _lean([*pipeline[:1], SanitizeStudentHTML, ShowRubric, *pipeline[1:]])

@@ -25,6 +25,7 @@ to the largest.
 
 Speed is measured here, never in the tests: they check only that every path grades the same.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,9 +43,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from autograder.assignments import get  # noqa: E402
-from autograder.reporting import classdata  # noqa: E402
-from autograder.commands.course import BIN, nbgrader_env, release  # noqa: E402
 from autograder.authoring.submissions import filled, write_submission  # noqa: E402
+from autograder.commands.course import BIN, nbgrader_env, release  # noqa: E402
+from autograder.reporting import classdata  # noqa: E402
 from tests import hostile  # noqa: E402
 from tests.conftest import make_course  # noqa: E402
 from tests.mixed import mixed_class  # noqa: E402
@@ -60,14 +61,18 @@ c.Autograde.autograde_preprocessors = Autograde.class_traits()["autograde_prepro
 #: The project's start-up, phase by phase: each a fresh process doing everything the one before
 #: did, and one thing more, one after the other (the command itself starts the zygote first, so that
 #: it comes up while the rest imports, and forks its workers after the references).
-_IMPORTS = ("import autograder.commands.cli, autograder.commands.course, autograder.grading.execute, autograder.assignments, "
-            "autograder.reporting.classdata, autograder.reporting.report")
+_IMPORTS = (
+    "import autograder.commands.cli, autograder.commands.course, autograder.grading.execute, autograder.assignments, "
+    "autograder.reporting.classdata, autograder.reporting.report"
+)
 _ZYGOTE = "from autograder.sandbox import zygote as sandbox; from autograder.grading import worker; sandbox.zygote_channel().isolation"
 _PREPARE = "from autograder.assignments import get; worker.prepare({root!r}, [get({a!r})])"
 _GRADEBOOK = "worker.nbgrader_api({root!r}, False).gradebook.__enter__().students"
-_WORKERS = ("import multiprocessing, concurrent.futures as futures; sandbox.prestart({w}); sandbox.claim(); "
-            "context = multiprocessing.get_context('fork'); pool = futures.ProcessPoolExecutor({w}, mp_context=context, "
-            "initializer=worker.warm, initargs=({root!r}, False, context.Value('i', 0))); list(pool.map(abs, range({w}))); pool.shutdown()")
+_WORKERS = (
+    "import multiprocessing, concurrent.futures as futures; sandbox.prestart({w}); sandbox.claim(); "
+    "context = multiprocessing.get_context('fork'); pool = futures.ProcessPoolExecutor({w}, mp_context=context, "
+    "initializer=worker.warm, initargs=({root!r}, False, context.Value('i', 0))); list(pool.map(abs, range({w}))); pool.shutdown()"
+)
 PHASES = {
     "interpreter": "pass",
     "imports (nbgrader, SymPy, the assignments)": _IMPORTS,
@@ -99,8 +104,14 @@ WARM, COLD = {"AUTOGRADER_WARM": "600"}, {"AUTOGRADER_WARM": "0"}
 def timed(command: list[str], root: Path, env: dict | None = None) -> float:
     """Seconds of wall time of one whole command run in the course root (its output discarded)."""
     start = time.perf_counter()
-    done = subprocess.run(command, cwd=root, env={**nbgrader_env(), **(env or COLD)}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True)
+    done = subprocess.run(
+        command,
+        cwd=root,
+        env={**nbgrader_env(), **(env or COLD)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     seconds = time.perf_counter() - start
     if done.returncode:
         raise SystemExit(f"{' '.join(command)} failed in {root}:\n{done.stderr[-3000:]}")
@@ -119,7 +130,13 @@ def warm_up(root: Path) -> None:
     """Start the warm process of `WARM` (a first command starts it) and wait until it answers."""
     from autograder.commands import warm
 
-    subprocess.run([PYTHON, "-m", "autograder", "--help"], cwd=root, env={**nbgrader_env(), **WARM}, stdout=subprocess.DEVNULL, check=True)
+    subprocess.run(
+        [PYTHON, "-m", "autograder", "--help"],
+        cwd=root,
+        env={**nbgrader_env(), **WARM},
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
     name = warm.address(warm.key({**nbgrader_env(), **WARM}))
     for _ in range(600):
         if warm._reachable(name):
@@ -145,8 +162,16 @@ _END = "; import atexit, os; atexit._run_exitfuncs(); os._exit(0)"
 def startup_profile(root: Path, assignment: str, workers: int) -> list[tuple[str, float]]:
     """Seconds of a fresh process that goes up to each start-up phase, one after the other (the
     median of 3)."""
-    return [(phase, statistics.median(timed([PYTHON, "-c", code.format(a=assignment, root=str(root), w=workers) + _END], root) for _ in range(3)))
-            for phase, code in PHASES.items()]
+    return [
+        (
+            phase,
+            statistics.median(
+                timed([PYTHON, "-c", code.format(a=assignment, root=str(root), w=workers) + _END], root)
+                for _ in range(3)
+            ),
+        )
+        for phase, code in PHASES.items()
+    ]
 
 
 def measured(command: list[str], root: Path) -> tuple[float, float]:
@@ -154,7 +179,9 @@ def measured(command: list[str], root: Path) -> tuple[float, float]:
     of one whole command in the course root, in a process of its own (a warm process's memory is not
     the command's child)."""
     start = time.perf_counter()
-    process = subprocess.Popen(command, cwd=root, env={**nbgrader_env(), **COLD}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(
+        command, cwd=root, env={**nbgrader_env(), **COLD}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(process.pid, 0)
     seconds = time.perf_counter() - start
     if os.waitstatus_to_exitcode(status) not in (0, 1):  # 1: some submissions refused (the hostile ones)
@@ -168,14 +195,20 @@ def scale(sizes: list[int], assignment: str, workers: str) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for size in sizes:
             for runner, extra in (("pool", ()), ("dask", ("--dask", "local"))):
-                root = mixed_class(Path(folder) / f"{runner}-{size}", assignment, size, hostile=assignment == hostile.ASSIGNMENT)
+                root = mixed_class(
+                    Path(folder) / f"{runner}-{size}", assignment, size, hostile=assignment == hostile.ASSIGNMENT
+                )
                 count = len(list((root / "submitted").glob(f"*/{assignment}")))
                 seconds, peak = measured(project_command(assignment, "--workers", workers, *extra), root)
                 rows.append((size, count, runner, seconds, peak))
                 if runner == "pool":
-                    sheets[size] = {name: measured([PYTHON, "-m", "autograder", name], root) for name in ("report", "export")}
+                    sheets[size] = {
+                        name: measured([PYTHON, "-m", "autograder", name], root) for name in ("report", "export")
+                    }
                 shutil.rmtree(root)
-    print(f"\nmixed classes of {assignment}, python -m autograder autograde, whole commands, one run, {workers} workers")
+    print(
+        f"\nmixed classes of {assignment}, python -m autograder autograde, whole commands, one run, {workers} workers"
+    )
     print(f"{'class':>6}  {'submissions':>11}  {'runner':<6}  {'wall':>8}  {'per second':>10}  {'peak memory':>11}")
     for size, count, runner, seconds, peak in rows:
         print(f"{size:>6}  {count:>11}  {runner:<6}  {seconds:>6.1f} s  {count / seconds:>10.2f}  {peak:>7.0f} MiB")
@@ -183,11 +216,21 @@ def scale(sizes: list[int], assignment: str, workers: str) -> None:
         mine = [row for row in rows if row[2] == runner]
         if len(mine) > 1:
             (_, small, _, t0, m0), (_, large, _, t1, m1) = mine[0], mine[-1]
-            print(f"{runner}: {large / small:.1f}x the submissions took {t1 / t0:.1f}x the time and {m1 / m0:.2f}x the peak memory")
-    print(f"report and export of each graded class, whole commands (the bound: {SHEETS_MIB} MiB at any size up to 1,000 students)")
+            print(
+                f"{runner}: {large / small:.1f}x the submissions took {t1 / t0:.1f}x the time and {m1 / m0:.2f}x the peak memory"
+            )
+    print(
+        f"report and export of each graded class, whole commands (the bound: {SHEETS_MIB} MiB at any size up to 1,000 students)"
+    )
     for size, found in sheets.items():
-        print("  " + ", ".join(f"{name} {seconds:.1f} s, {peak:.0f} MiB ({'within' if peak <= SHEETS_MIB else 'OVER'} the bound)"
-                               for name, (seconds, peak) in found.items()) + f"  [{size}]")
+        print(
+            "  "
+            + ", ".join(
+                f"{name} {seconds:.1f} s, {peak:.0f} MiB ({'within' if peak <= SHEETS_MIB else 'OVER'} the bound)"
+                for name, (seconds, peak) in found.items()
+            )
+            + f"  [{size}]"
+        )
 
 
 #: The memory `report` and `export` stay within for a class of up to 1,000 (its rows are read whole).
@@ -196,7 +239,9 @@ SHEETS_MIB = 512
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--scale", type=int, nargs="+", default=None, help="mixed classes of these sizes, the project alone")
+    parser.add_argument(
+        "--scale", type=int, nargs="+", default=None, help="mixed classes of these sizes, the project alone"
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[2, 16, 64])
     parser.add_argument("--assignment", default="ch12_bptt")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -222,31 +267,48 @@ def main() -> None:
             stock_times.append(stock)
             project_times.append(project)
         redo = ("--student", "student000", "--redo")
-        one = {"stock": timed(stock_command(a, "--student", "student000"), stock_root),
-               "cold": timed(project_command(a, *redo), project_root, COLD),
-               "warm": statistics.median(timed(project_command(a, *redo), project_root, WARM) for _ in range(3))}
+        one = {
+            "stock": timed(stock_command(a, "--student", "student000"), stock_root),
+            "cold": timed(project_command(a, *redo), project_root, COLD),
+            "warm": statistics.median(timed(project_command(a, *redo), project_root, WARM) for _ in range(3)),
+        }
         profile = startup_profile(project_root, a, args.workers)
         dask_root = course_root(folder, "dask", a, args.dask_size, stock=False)
-        dask = {n: timed(project_command(a, "--dask", "local", "--workers", str(n), "--redo"), dask_root, WARM) for n in (1, 2)}
+        dask = {
+            n: timed(project_command(a, "--dask", "local", "--workers", str(n), "--redo"), dask_root, WARM)
+            for n in (1, 2)
+        }
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
     print(f"\nhonest submissions of {a}, whole commands (start-up included), one run, {args.workers} project workers")
-    print("the project's first command of a session runs in a process of its own (cold); the next ones are answered by the warm process")
-    print(f"{'submissions':>11}  {'stock nbgrader':>14}  {'project, cold':>13}  {'ratio':>6}  {'project, warm':>13}  {'ratio':>6}  grades equal")
+    print(
+        "the project's first command of a session runs in a process of its own (cold); the next ones are answered by the warm process"
+    )
+    print(
+        f"{'submissions':>11}  {'stock nbgrader':>14}  {'project, cold':>13}  "
+        f"{'ratio':>6}  {'project, warm':>13}  {'ratio':>6}  grades equal"
+    )
     for size, stock, cold, project, equal in rows:
-        print(f"{size:>11}  {stock:>12.1f} s  {cold:>11.1f} s  {stock / cold:>5.2f}x  {project:>11.1f} s  {stock / project:>5.2f}x  {equal}")
+        print(
+            f"{size:>11}  {stock:>12.1f} s  {cold:>11.1f} s  {stock / cold:>5.2f}x  {project:>11.1f} s  {stock / project:>5.2f}x  {equal}"
+        )
     if len(rows) > 1:
         for side, times in (("stock nbgrader", stock_times), ("project, warm", project_times)):
             start, each = fit(args.sizes, times)
             print(f"fit, {side:<15}: start-up {start:5.2f} s + {each:.3f} s per submission")
-    print(f"one-student regrade (--student): stock {one['stock']:.2f} s, project cold {one['cold']:.2f} s, "
-          f"warm {one['warm']:.2f} s (median of 3) wall")
+    print(
+        f"one-student regrade (--student): stock {one['stock']:.2f} s, project cold {one['cold']:.2f} s, "
+        f"warm {one['warm']:.2f} s (median of 3) wall"
+    )
     print("project start-up, cold: a fresh process up to each phase, one after the other (median of 3)")
     for phase, seconds in profile:
         print(f"  up to {phase:<44} {seconds:5.2f} s")
-    print(f"Dask LocalCluster, {args.dask_size} submissions: 1 worker {dask[1]:.1f} s, 2 workers {dask[2]:.1f} s "
-          f"({dask[1] / dask[2]:.2f}x)")
+    print(
+        f"Dask LocalCluster, {args.dask_size} submissions: 1 worker {dask[1]:.1f} s, 2 workers {dask[2]:.1f} s "
+        f"({dask[1] / dask[2]:.2f}x)"
+    )
     print(f"peak memory of one grading process: {peak:.0f} MiB")
+
 
 if __name__ == "__main__":
     main()

@@ -8,6 +8,7 @@ The limit is the same in the self-check and at grading; a public case of the lar
 (tests/grading/test_branches.py) makes the self-check warn first. A factor below 100 is flagged:
 a student's correct but plainer code (loops, exact Fractions) should fit many times over.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -52,12 +53,18 @@ def main() -> None:
         solution = spec.solution()
         for check in spec.graded:
             cases = [case for case, _, _ in _public_cases(check)]
-            cases += [case for n in range(args.draws) for case, _, _ in hidden_cases(spec, check, Attempt(b"benchmark", f"b{n}", 1, ""), 6)]
+            cases += [
+                case
+                for n in range(args.draws)
+                for case, _, _ in hidden_cases(spec, check, Attempt(b"benchmark", f"b{n}", 1, ""), 6)
+            ]
             timed = [(cost(getattr(solution, check.name), check.call, case), case) for case in cases]
             seconds, case = max(timed, key=lambda item: item[0])
             factor = limit / seconds
-            print(f"{name + '.' + check.name:46s} costliest {seconds * 1e3:8.2f} ms (n = {case_size(case)}) over {len(cases)} cases; "
-                  f"factor {factor:10.0f}{'  << below ' + str(FLAG) if factor < FLAG else ''}")
+            print(
+                f"{name + '.' + check.name:46s} costliest {seconds * 1e3:8.2f} ms (n = {case_size(case)}) over {len(cases)} cases; "
+                f"factor {factor:10.0f}{'  << below ' + str(FLAG) if factor < FLAG else ''}"
+            )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ memory read from the kernel's accounting of that one process. Printed, from this
 time, pairs per second, the pairs and flags found, and the peak memory. The target: 200 submissions
 in under a minute on 2 cores.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -41,8 +42,11 @@ def notebook(root: Path, assignment: str, rng: random.Random):
     """A submission: each function one of its correct implementations, at random; one in ten with a
     catalogued mistake in one function."""
     spec = get(assignment)
-    made = filled(root / "release" / assignment / f"{assignment}.ipynb", spec,
-                  *([rng.choice(spec.mistakes())] if rng.random() < 0.1 else []))
+    made = filled(
+        root / "release" / assignment / f"{assignment}.ipynb",
+        spec,
+        *([rng.choice(spec.mistakes())] if rng.random() < 0.1 else []),
+    )
     return similar.answered(made, assignment, rng.randrange)
 
 
@@ -50,7 +54,11 @@ def write_class(root: Path, assignment: str, students: int, seed: int = 1) -> No
     rng = random.Random(seed)
     written = []
     for index in range(students):
-        made = similar.disguised(copy.deepcopy(rng.choice(written))) if written and rng.random() < 0.1 else notebook(root, assignment, rng)
+        made = (
+            similar.disguised(copy.deepcopy(rng.choice(written)))
+            if written and rng.random() < 0.1
+            else notebook(root, assignment, rng)
+        )
         written.append(copy.deepcopy(made))
         write_submission(root, f"student{index:03d}", assignment, made)
 
@@ -86,9 +94,11 @@ def main() -> None:
         seconds, peak, out = run([PYTHON, "-m", "autograder", "similarity", a], root)
         pairs = args.students * (args.students - 1) // 2
         print(out.strip().splitlines()[-1])
-        print(f"similarity of {args.students} submissions ({pairs} pairs): {seconds:.1f} s as the user waits, "
-              f"{pairs / seconds:.0f} pairs/s, peak memory {peak / 1024:.0f} MiB; target under {TARGET_SECONDS:.0f} s for {TARGET_STUDENTS}: "
-              f"{'met' if args.students >= TARGET_STUDENTS and seconds < TARGET_SECONDS else 'not shown by this run'}")
+        print(
+            f"similarity of {args.students} submissions ({pairs} pairs): {seconds:.1f} s as the user waits, "
+            f"{pairs / seconds:.0f} pairs/s, peak memory {peak / 1024:.0f} MiB; target under {TARGET_SECONDS:.0f} s for {TARGET_STUDENTS}: "
+            f"{'met' if args.students >= TARGET_STUDENTS and seconds < TARGET_SECONDS else 'not shown by this run'}"
+        )
 
 
 if __name__ == "__main__":

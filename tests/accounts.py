@@ -7,6 +7,7 @@ imports nbgrader and the kit; `area` is a folder under /tmp that other users may
 tmp_path is 0700). Everything needs root, `useradd` and `runuser`: `needs_accounts()` skips
 otherwise, with the reason.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,10 +45,13 @@ def needs_accounts() -> None:
         pytest.skip(f"needs {' and '.join(missing)} to make and act as another account")
 
 
-def run(command: list[str], cwd: Path, env: dict | None = None, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
+def run(
+    command: list[str], cwd: Path, env: dict | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess:
     """Run one command in a process group of its own, killed (the group) when it outlasts `timeout`."""
-    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+    process = subprocess.Popen(
+        command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         stdout, stderr = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -58,7 +62,9 @@ def run(command: list[str], cwd: Path, env: dict | None = None, timeout: float =
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, f"{' '.join(result.args)} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    assert result.returncode == 0, (
+        f"{' '.join(result.args)} failed ({result.returncode}):\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
     return result
 
 
@@ -68,8 +74,20 @@ def account(name: str) -> pwd.struct_passwd:
         return pwd.getpwnam(name)
     except KeyError:
         pass
-    made = subprocess.run(["useradd", "--user-group", "--no-create-home", "--home-dir", "/nonexistent",
-                           "--shell", "/usr/sbin/nologin", name], capture_output=True, text=True)
+    made = subprocess.run(
+        [
+            "useradd",
+            "--user-group",
+            "--no-create-home",
+            "--home-dir",
+            "/nonexistent",
+            "--shell",
+            "/usr/sbin/nologin",
+            name,
+        ],
+        capture_output=True,
+        text=True,
+    )
     try:
         return pwd.getpwnam(name)  # made now, or by a concurrent run
     except KeyError:
@@ -82,8 +100,14 @@ class User:
     `exchange`, its `~/.jupyter/nbgrader_config.py` names only the course id and the exchange (the
     README's student set-up)."""
 
-    def __init__(self, name: str, area: Path, python_bin: Path = BIN, exchange: Path | None = None,
-                 course_id: str = "rnn-chapters"):
+    def __init__(
+        self,
+        name: str,
+        area: Path,
+        python_bin: Path = BIN,
+        exchange: Path | None = None,
+        course_id: str = "rnn-chapters",
+    ):
         self.account = account(name)
         self.name = name
         self.home = area / "home" / name
@@ -92,8 +116,9 @@ class User:
         self.home.mkdir()
         if exchange is not None:
             (self.home / ".jupyter").mkdir()  # where the README tells students to put it
-            (self.home / ".jupyter" / "nbgrader_config.py").write_text(STUDENT_CONFIG.format(course_id=course_id,
-                                                                                             exchange=str(exchange)))
+            (self.home / ".jupyter" / "nbgrader_config.py").write_text(
+                STUDENT_CONFIG.format(course_id=course_id, exchange=str(exchange))
+            )
         self.give(self.home)
         self.home.chmod(0o700)
         self.python_bin = python_bin
@@ -109,8 +134,15 @@ class User:
 
     def command(self, *command: str) -> list[str]:
         """`command` as this account runs it (for a process the test starts and watches itself)."""
-        env = ["env", "-i", f"HOME={self.home}", f"USER={self.name}", f"LOGNAME={self.name}", "LANG=C.UTF-8",
-               f"PATH={self.python_bin}:/usr/local/bin:/usr/bin:/bin"]
+        env = [
+            "env",
+            "-i",
+            f"HOME={self.home}",
+            f"USER={self.name}",
+            f"LOGNAME={self.name}",
+            "LANG=C.UTF-8",
+            f"PATH={self.python_bin}:/usr/local/bin:/usr/bin:/bin",
+        ]
         return ["runuser", "-u", self.name, "--", *env, *command]
 
     def run(self, *command: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess:
@@ -148,15 +180,19 @@ def student_python(area: Path, probe: str) -> Path:
         return BIN
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     real = Path(os.path.realpath(BIN / "python"))
-    where = (f"the course venv {sys.prefix} cannot be run by {probe}: its python is {real}, and every folder above "
-             f"the venv and above that interpreter must be readable (r-x) by all users, so the venv must be made from "
-             f"a Python outside a 0700 home such as /root (e.g. /usr/bin/{version}, or one in /opt) and live outside "
-             f"one too ({own.stderr.strip()[-300:]})")
+    where = (
+        f"the course venv {sys.prefix} cannot be run by {probe}: its python is {real}, and every folder above "
+        f"the venv and above that interpreter must be readable (r-x) by all users, so the venv must be made from "
+        f"a Python outside a 0700 home such as /root (e.g. /usr/bin/{version}, or one in /opt) and live outside "
+        f"one too ({own.stderr.strip()[-300:]})"
+    )
     system = next((Path(p) for p in (f"/usr/bin/{version}", f"/usr/local/bin/{version}") if Path(p).is_file()), None)
     if system is None:
         pytest.skip(where + f"; and there is no system {version} to make a student venv from")
     venv = area / "student-venv"
-    made = subprocess.run([str(system), "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True, umask=0o022)
+    made = subprocess.run(
+        [str(system), "-m", "venv", "--without-pip", str(venv)], capture_output=True, text=True, umask=0o022
+    )
     if made.returncode != 0:
         pytest.skip(where + f"; and {system} -m venv failed: {made.stderr.strip()[-300:]}")
     site = Path(sysconfig.get_paths()["purelib"])  # the course venv's site-packages
@@ -165,7 +201,10 @@ def student_python(area: Path, probe: str) -> Path:
     link.chmod(0o644)
     found = runs(venv / "bin" / "python")
     if found.returncode != 0:
-        pytest.skip(where + f"; and a {system} venv over its site-packages does not import nbgrader: {found.stderr.strip()[-300:]}")
+        pytest.skip(
+            where
+            + f"; and a {system} venv over its site-packages does not import nbgrader: {found.stderr.strip()[-300:]}"
+        )
     warnings.warn(f"{where}; the students use a venv made from {system} over the course venv's site-packages instead")
     return venv / "bin"
 

@@ -1,5 +1,6 @@
 """Attempts for tests that grade checks directly, under a secret of the tests' own (a course's real
 secret is made by its first release): `attempt("s1")` is student s1's first attempt."""
+
 from __future__ import annotations
 
 from autograder.grading.attempts import Attempt

@@ -4,6 +4,7 @@ enables them) and Debian's headless chromium driven by Playwright.
 Where chromium or Playwright is missing the browser tests skip with the reason; in CI (`CI=true`,
 which `.ci/run` sets) they fail instead, so they never pass there unrun.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -24,8 +25,16 @@ import pytest
 
 CHROMIUM = Path(os.environ.get("CHROMIUM", "/usr/bin/chromium"))
 #: Launch flags that work as root in a container; Playwright adds a fresh temporary user-data-dir.
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 #: How long a page may take to load, and how long its scripts get afterwards (ms).
 LOAD_MS, SETTLE_MS = 30_000, 750
 
@@ -96,15 +105,36 @@ def start_server(root: Path, scratch: Path, timeout: float = 60) -> Server:
     port and a fresh token, no browser; returns once /api/status answers (else raises with its log)."""
     scratch.mkdir(parents=True, exist_ok=True)
     port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "JUPYTER_CONFIG_DIR": str(scratch / "config"), "JUPYTER_RUNTIME_DIR": str(scratch / "runtime"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(scratch / "config"),
+        "JUPYTER_RUNTIME_DIR": str(scratch / "runtime"),
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
     log = scratch / "server.log"
-    command = [sys.executable, "-m", "jupyter", "server", f"--ServerApp.root_dir={root}", "--ServerApp.ip=127.0.0.1",
-               f"--ServerApp.port={port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}",
-               "--ServerApp.open_browser=False", "--ServerApp.allow_root=True"]
+    command = [
+        sys.executable,
+        "-m",
+        "jupyter",
+        "server",
+        f"--ServerApp.root_dir={root}",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        "--ServerApp.open_browser=False",
+        "--ServerApp.allow_root=True",
+    ]
     with log.open("w") as out:
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     server = Server(f"http://127.0.0.1:{port}", token, Path(root), process, log)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and process.poll() is None:
@@ -115,8 +145,10 @@ def start_server(root: Path, scratch: Path, timeout: float = 60) -> Server:
             pass
         time.sleep(0.2)
     server.stop()
-    raise RuntimeError(f"jupyter server did not answer on {server.url} within {timeout:.0f} s "
-                       f"(exit code {process.poll()}):\n{server.tail()}")
+    raise RuntimeError(
+        f"jupyter server did not answer on {server.url} within {timeout:.0f} s "
+        f"(exit code {process.poll()}):\n{server.tail()}"
+    )
 
 
 @pytest.fixture(scope="session")
@@ -142,8 +174,10 @@ def browser():
 
 
 #: What MathJax's CDN answers: formgrader's scripts stop without a MathJax object, and there is no internet.
-MATHJAX_STUB = ("window.MathJax = {Hub: {Config() {}, Queue() {}, Configured() {}, Register: {StartupHook() {}, MessageHook() {}},"
-                " Startup: {signal: {Interest() {}}}}};")
+MATHJAX_STUB = (
+    "window.MathJax = {Hub: {Config() {}, Queue() {}, Configured() {}, Register: {StartupHook() {}, MessageHook() {}},"
+    " Startup: {signal: {Interest() {}}}}};"
+)
 
 
 def local_only(route) -> None:
@@ -196,8 +230,10 @@ def visit(context, url: str, flag: str, referer: str | None = None, read=None) -
     try:
         response = page.goto(url, wait_until="load", timeout=LOAD_MS, referer=referer)
         page.wait_for_timeout(SETTLE_MS)
-        if page.evaluate("() => { const links = document.querySelectorAll(\"a[href^='javascript:' i]\");"
-                         " links.forEach(a => a.click()); return links.length }"):
+        if page.evaluate(
+            "() => { const links = document.querySelectorAll(\"a[href^='javascript:' i]\");"
+            " links.forEach(a => a.click()); return links.length }"
+        ):
             page.wait_for_timeout(SETTLE_MS)
         found = read(page) if read else None
         status = response.status if response is not None and url.startswith("http") else None
@@ -261,10 +297,15 @@ def axe_violations(page) -> list[str]:
     runs a rule enabled by name (`rules`) besides the rules of the tags it runs only (`runOnly`)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    options = {"runOnly": {"type": "tag", "values": WCAG_TAGS}, "rules": {rule: {"enabled": True} for rule in BEST_PRACTICE},
-               "resultTypes": ["violations"]}
-    return [f"{v['id']} ({len(v['nodes'])}): {v['help']}: " + " | ".join(n["html"][:160] for n in v["nodes"][:3])
-            for v in Axe().run(page, options=options).response["violations"]]
+    options = {
+        "runOnly": {"type": "tag", "values": WCAG_TAGS},
+        "rules": {rule: {"enabled": True} for rule in BEST_PRACTICE},
+        "resultTypes": ["violations"],
+    }
+    return [
+        f"{v['id']} ({len(v['nodes'])}): {v['help']}: " + " | ".join(n["html"][:160] for n in v["nodes"][:3])
+        for v in Axe().run(page, options=options).response["violations"]
+    ]
 
 
 def overflow_at(page, width: int = REFLOW_WIDTH) -> int:
@@ -275,7 +316,9 @@ def overflow_at(page, width: int = REFLOW_WIDTH) -> int:
 
 
 #: What keyboard users reach with Tab: links, controls, summaries of details and focusable regions.
-FOCUSABLE = ("a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary, [tabindex]:not([tabindex='-1'])")
+FOCUSABLE = (
+    "a[href], button:not([disabled]), input:not([disabled]), select, textarea, summary, [tabindex]:not([tabindex='-1'])"
+)
 
 
 def unreached_by_tab(page) -> list[str]:
@@ -291,6 +334,8 @@ def unreached_by_tab(page) -> list[str]:
         probe = page.evaluate("() => document.activeElement && document.activeElement.getAttribute('data-focus-probe')")
         if probe is not None:
             reached.add(int(probe))
-    return page.evaluate("(reached) => [...document.querySelectorAll('[data-focus-probe]')]"
-                         ".filter(e => !reached.includes(Number(e.getAttribute('data-focus-probe')))).map(e => e.outerHTML.slice(0, 160))",
-                         sorted(reached))
+    return page.evaluate(
+        "(reached) => [...document.querySelectorAll('[data-focus-probe]')]"
+        ".filter(e => !reached.includes(Number(e.getAttribute('data-focus-probe')))).map(e => e.outerHTML.slice(0, 160))",
+        sorted(reached),
+    )

@@ -7,6 +7,7 @@ hostile submission of `tests/hostile.py` beside honest students, and the indepen
 planted copies of `tests/similar.py`. The course's files are fingerprinted before grading and
 right after it, so tests can show that grading changed none of them.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -20,13 +21,12 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from rnnkit import messages
-
 from autograder.assignments import get
-from autograder.grading import catalogue
-from autograder.reporting import classdata
-from autograder.commands.course import Outcome, autograde, release
 from autograder.authoring.submissions import filled, write_submission
+from autograder.commands.course import Outcome, autograde, release
+from autograder.reporting import classdata
+from autograder.vocabulary import catalogue
+from rnnkit import messages
 
 from . import corpus, hostile, similar
 
@@ -57,7 +57,12 @@ def fingerprint(root: Path) -> dict[str, str]:
     files = {}
     for path in sorted(Path(root).rglob("*")):
         relative = path.relative_to(root)
-        if path.is_file() and not path.is_symlink() and relative.parts[0] not in GRADING_WRITES and "__pycache__" not in relative.parts:
+        if (
+            path.is_file()
+            and not path.is_symlink()
+            and relative.parts[0] not in GRADING_WRITES
+            and "__pycache__" not in relative.parts
+        ):
             files[str(relative)] = hashlib.sha256(path.read_bytes()).hexdigest()
     return files
 
@@ -186,9 +191,13 @@ def grade_class_zh(root: Path, assignments: list[str], workers: int = 2) -> Grad
 def copy_class(root: Path, to: Path) -> Path:
     """A copy of the course root `root` at `to`, links kept as links; special files (the FIFO a hostile
     submission holds) are left out, since copying one fails or blocks."""
+
     def special(folder: str, names: list[str]) -> list[str]:
-        return [name for name in names if not (os.path.islink(path := os.path.join(folder, name))
-                                               or os.path.isdir(path) or os.path.isfile(path))]
+        return [
+            name
+            for name in names
+            if not (os.path.islink(path := os.path.join(folder, name)) or os.path.isdir(path) or os.path.isfile(path))
+        ]
 
     shutil.copytree(root, to, symlinks=True, ignore=special)
     return to

@@ -1,4 +1,5 @@
 """Shared fixtures: a throw-away course root with the committed course files."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -43,8 +44,11 @@ def make_course(folder: Path, assignments: list[str] | None = None) -> Path:
 def course(tmp_path: Path) -> Path:
     return make_course(tmp_path / "course")
 
+
 #: The assignments under test; `TEST_ASSIGNMENTS=a,b` narrows a run to some of them.
-ASSIGNMENTS = [name for name in config.load().ASSIGNMENTS if name in os.environ.get("TEST_ASSIGNMENTS", name).split(",")]
+ASSIGNMENTS = [
+    name for name in config.load().ASSIGNMENTS if name in os.environ.get("TEST_ASSIGNMENTS", name).split(",")
+]
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +75,9 @@ def repository_messages():
     """`rnnkit.messages` loaded from the repository's kit/ folder (its catalogue reads the json
     files beside it, the installed kit may be older), under a name of its own so the installed
     package stays untouched."""
-    spec = importlib.util.spec_from_file_location("_repository_rnnkit_messages", REPO / "kit" / "rnnkit" / "messages" / "__init__.py")
+    spec = importlib.util.spec_from_file_location(
+        "_repository_rnnkit_messages", REPO / "kit" / "rnnkit" / "messages" / "__init__.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -87,9 +93,16 @@ GROUPS = "RNN_COURSE_TEST_GROUPS"
 def _group(item) -> str:
     """The test's group: a session fixture's name (the graded classes first), else the module of a
     module fixture, else the test alone."""
-    shared = [definition for definitions in item._fixtureinfo.name2fixturedefs.values() for definition in definitions
-              if definition.scope in ("session", "module") and definition.baseid.startswith("tests")]
-    session = [*(name for name in GRADED if name in item.fixturenames), *sorted(d.argname for d in shared if d.scope == "session")]
+    shared = [
+        definition
+        for definitions in item._fixtureinfo.name2fixturedefs.values()
+        for definition in definitions
+        if definition.scope in ("session", "module") and definition.baseid.startswith("tests")
+    ]
+    session = [
+        *(name for name in GRADED if name in item.fixturenames),
+        *sorted(d.argname for d in shared if d.scope == "session"),
+    ]
     return session[0] if session else item.module.__name__ if shared else item.nodeid
 
 
@@ -119,8 +132,11 @@ def pytest_xdist_make_scheduler(config, log):
     class SharedFixtureScheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             if not hasattr(self, "_groups"):
-                self._groups = {k: v for path in Path(os.environ[GROUPS]).glob("*.json")
-                                for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
+                self._groups = {
+                    k: v
+                    for path in Path(os.environ[GROUPS]).glob("*.json")
+                    for k, v in json.loads(path.read_text(encoding="utf-8")).items()
+                }
             return self._groups.get(nodeid, nodeid)
 
     return SharedFixtureScheduling(config, log)

@@ -5,6 +5,7 @@ A *cheat* starts from the untouched stub and must earn nothing. A *breaker* star
 reference solution and breaks `sgd_update` (or one cell); it must lose only the checks that call it.
 Add a case here whenever a new way in comes to mind.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,7 +35,11 @@ def _reference(root: Path) -> nbformat.NotebookNode:
 
 
 def _first_solution_cell(notebook) -> nbformat.NotebookNode:
-    return next(cell for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution"))
+    return next(
+        cell
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+    )
 
 
 def _every_solution_cell(notebook, code: str) -> nbformat.NotebookNode:
@@ -173,17 +178,20 @@ _SET_FLAG = f"window.{SCRIPT_FLAG}=(window.{SCRIPT_FLAG}||[]).concat(['%s'])"
 INJECTED_MARKDOWN = [
     f'<img src="x" onerror="{_SET_FLAG % "md-img"}">',
     f'<svg onload="{_SET_FLAG % "md-svg"}"><circle r="4"/></svg>',
-    f'<script>{_SET_FLAG % "md-script"}</script>',
-    f'[click me](javascript:{_SET_FLAG % "md-link"})',
+    f"<script>{_SET_FLAG % 'md-script'}</script>",
+    f"[click me](javascript:{_SET_FLAG % 'md-link'})",
     f'<iframe srcdoc="<script>{_SET_FLAG.replace("window.", "parent.") % "md-iframe"}</script>"></iframe>',
 ]
 #: A code cell that displays HTML, SVG and JavaScript outputs with script in them.
-INJECTED_OUTPUTS = "\n".join([
-    "from IPython.display import HTML, SVG, Javascript, display",
-    f'display(HTML("""<img src="x" onerror="{_SET_FLAG % "out-html-img"}"><script>{_SET_FLAG % "out-html-script"}</script>"""))',
-    f'display(SVG("""<svg xmlns="http://www.w3.org/2000/svg" onload="{_SET_FLAG % "out-svg"}"><script>{_SET_FLAG % "out-svg-script"}</script></svg>"""))',
-    f'display(Javascript("""{_SET_FLAG % "out-js"}"""))',
-])
+INJECTED_OUTPUTS = "\n".join(
+    [
+        "from IPython.display import HTML, SVG, Javascript, display",
+        f'display(HTML("""<img src="x" onerror="{_SET_FLAG % "out-html-img"}"><script>{_SET_FLAG % "out-html-script"}</script>"""))',
+        f'display(SVG("""<svg xmlns="http://www.w3.org/2000/svg" onload="{_SET_FLAG % "out-svg"}">'
+        f'<script>{_SET_FLAG % "out-svg-script"}</script></svg>"""))',
+        f'display(Javascript("""{_SET_FLAG % "out-js"}"""))',
+    ]
+)
 
 
 def _injected(notebook) -> nbformat.NotebookNode:
@@ -192,7 +200,9 @@ def _injected(notebook) -> nbformat.NotebookNode:
     cells.append(nbformat.v4.new_code_cell(INJECTED_OUTPUTS))
     at = notebook.cells.index(_first_solution_cell(notebook))
     notebook.cells[at:at] = cells
-    notebook.cells.append(nbformat.v4.new_raw_cell(f"<script>{_SET_FLAG % 'raw-cell'}</script>", metadata={"format": "text/html"}))
+    notebook.cells.append(
+        nbformat.v4.new_raw_cell(f"<script>{_SET_FLAG % 'raw-cell'}</script>", metadata={"format": "text/html"})
+    )
     return notebook
 
 
@@ -202,15 +212,21 @@ def cheats(root: Path) -> dict[str, nbformat.NotebookNode]:
         "check-none": _prepend(_stub(root), "check = lambda *a, **k: None"),
         "check-one": _prepend(_stub(root), "check = lambda *a, **k: 1.0"),
         "check-three": _prepend(_stub(root), "check = lambda *a, **k: 3.0"),
-        "builtins-print": _prepend(_stub(root), "import builtins\nbuiltins.print = lambda *a, **k: None\nbuiltins.__import__ = None"),
+        "builtins-print": _prepend(
+            _stub(root), "import builtins\nbuiltins.print = lambda *a, **k: None\nbuiltins.__import__ = None"
+        ),
         "engine-import": _defined_by(_stub(root), "from autograder.assignments.ch12_bptt.reference import {name}"),
         "solutions-import": _defined_by(_stub(root), "from solutions.ch12_bptt import {name}"),
         "source-reader": _defined_by(_stub(root), _READ_SOURCE + "\n{name} = _from_source('{name}')"),
         "stack-walker": _defined_by(_stub(root), _STACK_WALK + "\n{name} = _steal('{name}')"),
         "gradebook-writer": _prepend(_stub(root), _GRADEBOOK_WRITER),
         "course-writer": _prepend(_stub(root), _COURSE_WRITER),
-        "fraction-everything": _defined_by(_stub(root), _FRACTION_EVERYTHING + "\ndef {name}(*args, **kwargs):\n    return Everything(1)"),
-        "fraction-eq-patched": _prepend(_stub(root), "from fractions import Fraction\nFraction.__eq__ = lambda self, other: True"),
+        "fraction-everything": _defined_by(
+            _stub(root), _FRACTION_EVERYTHING + "\ndef {name}(*args, **kwargs):\n    return Everything(1)"
+        ),
+        "fraction-eq-patched": _prepend(
+            _stub(root), "from fractions import Fraction\nFraction.__eq__ = lambda self, other: True"
+        ),
         "tampered-tests": _tampered(_stub(root)),
         "html-injector": _injected(_stub(root)),
         "slow-replay": _slow_replay(_stub(root)),
@@ -224,18 +240,33 @@ def breakers(root: Path) -> dict[str, nbformat.NotebookNode]:
     return {
         "exit-in-function": _with_sgd_update(_reference(root), "import os\n", "    os._exit(1)"),
         "loop-in-function": _with_sgd_update(_reference(root), "", "    while True:\n        pass"),
-        "loop-ignoring-interrupts": _with_sgd_update(_reference(root), "", "    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass"),
-        "memory-in-function": _with_sgd_update(_reference(root), "", "    block = bytearray(12 * 1024**3)\n    return w - lr * grad"),
-        "sleeper-in-function": _with_sgd_update(_reference(root), "import subprocess\n",
-                                                f"    subprocess.Popen(['sleep', '{MARKER}'], start_new_session=True)\n    raise RuntimeError('no')"),
-        "fork-bomb": _with_sgd_update(_reference(root), "import os\n",
-                                      "    children = []\n    try:\n        while True:\n            pid = os.fork()\n            if pid == 0:\n"
-                                      "                import time; time.sleep(60)\n                os._exit(0)\n            children.append(pid)\n"
-                                      "    except OSError:\n        pass\n    raise RuntimeError(f'{len(children)} children')"),
+        "loop-ignoring-interrupts": _with_sgd_update(
+            _reference(root),
+            "",
+            "    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass",
+        ),
+        "memory-in-function": _with_sgd_update(
+            _reference(root), "", "    block = bytearray(12 * 1024**3)\n    return w - lr * grad"
+        ),
+        "sleeper-in-function": _with_sgd_update(
+            _reference(root),
+            "import subprocess\n",
+            f"    subprocess.Popen(['sleep', '{MARKER}'], start_new_session=True)\n    raise RuntimeError('no')",
+        ),
+        "fork-bomb": _with_sgd_update(
+            _reference(root),
+            "import os\n",
+            "    children = []\n    try:\n        while True:\n            pid = os.fork()\n            if pid == 0:\n"
+            "                import time; time.sleep(60)\n                os._exit(0)\n            children.append(pid)\n"
+            "    except OSError:\n        pass\n    raise RuntimeError(f'{len(children)} children')",
+        ),
         "system-exit": _with_sgd_update(_reference(root), "", "    raise SystemExit(0)"),
         "keyboard-interrupt": _with_sgd_update(_reference(root), "", "    raise KeyboardInterrupt"),
-        "network": _with_sgd_update(_reference(root), "import socket\n",
-                                    "    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    return w - lr * grad"),
+        "network": _with_sgd_update(
+            _reference(root),
+            "import socket\n",
+            "    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    return w - lr * grad",
+        ),
         "flood": _flood(_reference(root)),
         "loop-at-top-level": _with_sgd_update(_reference(root), "while True:\n    pass\n", _SOLUTION),
         "huge-int": _with_sgd_update(_reference(root), "", "    return 10 ** 400"),
@@ -282,8 +313,8 @@ SLOW_CELL_SECONDS = 4
 def _slow_replay(notebook) -> nbformat.NotebookNode:
     """Every function ends its runner, and the first cell is slow: each check restarts the runner
     and replays the slow cell, which only the submission's budget bounds."""
-    _prepend(notebook, f"import os, time\ntime.sleep({SLOW_CELL_SECONDS})")
-    return _defined_by(notebook, "def {name}(*args, **kwargs):\n    import os\n    os._exit(1)")
+    notebook = _defined_by(notebook, "def {name}(*args, **kwargs):\n    import os\n    os._exit(1)")
+    return _prepend(notebook, f"import os, time\ntime.sleep({SLOW_CELL_SECONDS})")
 
 
 def _tampered(notebook) -> nbformat.NotebookNode:
@@ -346,7 +377,10 @@ def folder_attacks(root: Path) -> dict[str, str]:
 
 def _copied_cells(notebook) -> nbformat.NotebookNode:
     """A solution cell and a test cell copied in Jupyter, metadata and all (two cells share a grade id)."""
-    for found in (_first_solution_cell(notebook), next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade"))):
+    for found in (
+        _first_solution_cell(notebook),
+        next(c for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")),
+    ):
         copy = nbformat.from_dict(json.loads(json.dumps(found)))
         copy.id = f"copy-of-{found.id}"
         notebook.cells.insert(notebook.cells.index(found), copy)
@@ -367,13 +401,20 @@ def notebook_faults(root: Path) -> dict[str, str]:
     old notebook format, a garbled timestamp): graded, full marks ("honest"); and a notebook that is
     not JSON at all, or holds thousands of cells: refused with one line ("refused"). None of them
     may stop the class."""
-    made = {"copied-cells": write_submission(root, "copied-cells", ASSIGNMENT, _copied_cells(_reference(root))),
-            "odd-metadata": write_submission(root, "odd-metadata", ASSIGNMENT, _odd_metadata(_reference(root)))}
+    made = {
+        "copied-cells": write_submission(root, "copied-cells", ASSIGNMENT, _copied_cells(_reference(root))),
+        "odd-metadata": write_submission(root, "odd-metadata", ASSIGNMENT, _odd_metadata(_reference(root))),
+    }
     raw = json.loads(nbformat.writes(_reference(root)))
     raw["cells"][1]["id"] = raw["cells"][0]["id"]
-    (made.setdefault("duplicate-cell-ids", write_submission(root, "duplicate-cell-ids", ASSIGNMENT, None)) / f"{ASSIGNMENT}.ipynb").write_text(json.dumps(raw))
+    (
+        made.setdefault("duplicate-cell-ids", write_submission(root, "duplicate-cell-ids", ASSIGNMENT, None))
+        / f"{ASSIGNMENT}.ipynb"
+    ).write_text(json.dumps(raw))
     version3 = nbformat.writes(nbformat.convert(_reference(root), 3), version=3)
-    (made.setdefault("nbformat-3", write_submission(root, "nbformat-3", ASSIGNMENT, None)) / f"{ASSIGNMENT}.ipynb").write_text(version3)
+    (
+        made.setdefault("nbformat-3", write_submission(root, "nbformat-3", ASSIGNMENT, None)) / f"{ASSIGNMENT}.ipynb"
+    ).write_text(version3)
     made["garbled-timestamp"] = write_submission(root, "garbled-timestamp", ASSIGNMENT, _reference(root))
     (made["garbled-timestamp"] / "timestamp.txt").write_text("the day before the due date \x1b[2J")
     made["not-json"] = write_submission(root, "not-json", ASSIGNMENT, None)
@@ -405,7 +446,9 @@ def write_all(root: Path) -> dict[str, str]:
 # rnnkit.codec): the output kept per cell and per submission, and a result built to be slow to read.
 
 #: A cell that raises the output limit its runner was told, then prints 8 MB.
-_RAISED_LIMIT = "import rnnkit.cells\nrnnkit.cells._state.active.limit = 1 << 30\nprint('x' * (8 << 20))"
+_RAISED_LIMIT = (
+    "import rnnkit.output_limits\nrnnkit.output_limits._state.active.limit = 1 << 30\nprint('x' * (8 << 20))"
+)
 #: A cell that prints just under the per-cell limit (OUTPUT_LIMIT_KB, 256 KB).
 _UNDER_LIMIT = "print('x' * (255 * 1024))"
 #: A cell that prints lines with nothing on them: each costs the graded notebook far more than its byte.

@@ -2,6 +2,7 @@
 catalogued mistake (in turn), the rest the reference, and, where asked, the hostile submissions of
 `tests.hostile` besides, under short limits (`SHORT`: a loop costs seconds, not the course's two
 minutes per cell). Used by tests/test_scale.py and benchmarks/autograde.py."""
+
 from __future__ import annotations
 
 from pathlib import Path

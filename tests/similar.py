@@ -9,6 +9,7 @@ merged with their functions reordered, comments changed. The *hard-coded* copy r
 `bptt_scalar`, the expected value of another independent student's hidden case, as a student would
 type it from that student's feedback (`write_hard_coded`).
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,9 +30,11 @@ from . import corpus
 ASSIGNMENT = "ch12_bptt"
 INDEPENDENT = [f"similar-{i}" for i in range(1, 6)]
 SOURCE = INDEPENDENT[0]
-COPIES = {"similar-copy-renamed": "identifiers renamed, comments dropped",
-          "similar-copy-merged": "cells merged, their functions reordered",
-          "similar-copy-comments": "comments changed"}
+COPIES = {
+    "similar-copy-renamed": "identifiers renamed, comments dropped",
+    "similar-copy-merged": "cells merged, their functions reordered",
+    "similar-copy-comments": "comments changed",
+}
 HARD_CODED, HARD_CODED_CHECK, HARD_CODED_FROM = "similar-copy-hard-coded", "bptt_scalar", INDEPENDENT[1]
 
 
@@ -40,7 +43,11 @@ def _release(root: Path) -> Path:
 
 
 def _solution_cells(notebook) -> list:
-    return [cell for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")]
+    return [
+        cell
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
+    ]
 
 
 def answered(notebook, assignment: str, choose) -> nbformat.NotebookNode:
@@ -76,7 +83,11 @@ class _Renamer(ast.NodeTransformer):
     name, nor any global)."""
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
-        params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg) if a}
+        params = {
+            a.arg
+            for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg)
+            if a
+        }
         stored = {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         inner = {n.name for n in ast.walk(node) if isinstance(n, ast.FunctionDef) and n is not node}
         names = {name: f"my_{name}_value" for name in sorted(stored - params - inner - set(dir(builtins)))}
@@ -103,7 +114,9 @@ def copies(root: Path) -> dict[str, nbformat.NotebookNode]:
     commented = independent(root, 1)
     for cell in _solution_cells(commented):
         lines = _without_comments(cell.source).splitlines()
-        cell.source = "\n".join(f"{line}  # my own working" if line.strip().startswith("return") else line for line in lines)
+        cell.source = "\n".join(
+            f"{line}  # my own working" if line.strip().startswith("return") else line for line in lines
+        )
     made["similar-copy-comments"] = commented
     return made
 
@@ -142,7 +155,12 @@ def hard_coded_value(root: Path) -> tuple[str, dict]:
     from autograder.grading.checks import hidden_draws
 
     spec = get(ASSIGNMENT)
-    attempt = Attempt(read_secret(root), HARD_CODED_FROM, 1, digest(handed_in(Path(root) / "submitted" / HARD_CODED_FROM / ASSIGNMENT)))
+    attempt = Attempt(
+        read_secret(root),
+        HARD_CODED_FROM,
+        1,
+        digest(handed_in(Path(root) / "submitted" / HARD_CODED_FROM / ASSIGNMENT)),
+    )
     draws = hidden_draws(spec, spec.check(HARD_CODED_CHECK), attempt, config.load(root).HIDDEN_CASES)
     draw = next(d for d in draws if not d.branch)
     return draw.case.label, stored(draw.expected)
@@ -154,7 +172,11 @@ def write_hard_coded(root: Path) -> str:
     _, value = hard_coded_value(root)
     notebook = independent(root, 1)
     cell = next(c for c in _solution_cells(notebook) if HARD_CODED_CHECK in corpus._defined(c.source))
-    cell.source = corpus.replace_definition(cell.source, HARD_CODED_CHECK, "from fractions import Fraction\n\n\n"
-                                            f"def {HARD_CODED_CHECK}(xs, w, target, h0=0):\n    return {_exact(value)!r}\n")
+    cell.source = corpus.replace_definition(
+        cell.source,
+        HARD_CODED_CHECK,
+        "from fractions import Fraction\n\n\n"
+        f"def {HARD_CODED_CHECK}(xs, w, target, h0=0):\n    return {_exact(value)!r}\n",
+    )
     write_submission(root, HARD_CODED, ASSIGNMENT, notebook)
     return HARD_CODED

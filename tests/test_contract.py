@@ -5,16 +5,17 @@ mistake (in the Chinese class, the first of each check) loses points on its own 
 the checks it can reach, or those of the mistakes handed in with it) and is named there, in the
 course's language; and the release holds no solution, no hidden test and nothing of the grader.
 Its fast twin, in-process and without nbgrader, is tests/grading/test_catalogue.py."""
+
 import json
 import re
 
 import nbformat
 import pytest
-from rnnkit import messages
 
-from autograder.authoring import build
 from autograder.assignments import get
+from autograder.authoring import build
 from autograder.authoring.submissions import filled
+from rnnkit import messages
 
 from .classroom import mutants, one_mistake_per_check
 from .conftest import ASSIGNMENTS, REPO
@@ -34,8 +35,11 @@ def _flat(text: str) -> str:
 def _grade_texts(graded, assignment: str, student: str) -> dict[str, str]:
     """grade id -> what the grader printed in that cell of the autograded notebook."""
     notebook = nbformat.read(graded.root / "autograded" / student / assignment / f"{assignment}.ipynb", as_version=4)
-    return {cell.metadata.nbgrader.grade_id: "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-            for cell in notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id")}
+    return {
+        cell.metadata.nbgrader.grade_id: "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+        for cell in notebook.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id")
+    }
 
 
 def _full_marks_and_zero(graded, assignment: str, lang: str, monkeypatch) -> None:
@@ -44,9 +48,12 @@ def _full_marks_and_zero(graded, assignment: str, lang: str, monkeypatch) -> Non
     reference, stub = graded.rows(assignment, "reference"), graded.rows(assignment, "stub")
     written = {answer.name: answer.points for answer in get(assignment).written}
     auto = {name: row for name, row in reference.items() if name not in written}
-    assert auto and all(row.score == row.max_score and not row.needs_manual for row in auto.values()), {k: r.score for k, r in auto.items()}
-    assert {name: (row.max_score, row.needs_manual) for name, row in reference.items() if name in written} == \
-        {name: (points, True) for name, points in written.items()}
+    assert auto and all(row.score == row.max_score and not row.needs_manual for row in auto.values()), {
+        k: r.score for k, r in auto.items()
+    }
+    assert {name: (row.max_score, row.needs_manual) for name, row in reference.items() if name in written} == {
+        name: (points, True) for name, points in written.items()
+    }
     assert set(stub) == set(reference) and all(row.score == 0 for row in stub.values())
     monkeypatch.setenv("COURSE_LANG", lang)
     texts = _grade_texts(graded, assignment, "stub")
@@ -66,11 +73,16 @@ def _caught_on_its_check_only(graded, assignment: str, mistake: str, lang: str, 
     assert mistake in own.misconceptions, own.misconceptions
     theirs = pack.others(mistake)
     assert entry.function not in theirs
-    untouched = {name: row.score for name, row in rows.items()
-                 if name not in entry.checks and name not in theirs and row.score != row.max_score and not row.needs_manual}
+    untouched = {
+        name: row.score
+        for name, row in rows.items()
+        if name not in entry.checks and name not in theirs and row.score != row.max_score and not row.needs_manual
+    }
     assert not untouched, f"points lost outside the checks it can affect: {untouched}"
     monkeypatch.setenv("COURSE_LANG", lang)
-    assert _flat(messages.text(f"mistake.{mistake}")) in _flat(_grade_texts(graded, assignment, pack.student)[entry.function])
+    assert _flat(messages.text(f"mistake.{mistake}")) in _flat(
+        _grade_texts(graded, assignment, pack.student)[entry.function]
+    )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -89,21 +101,35 @@ def test_each_mistake_loses_points_on_its_check_only_and_is_named(graded_class, 
 
 
 @pytest.mark.parametrize("assignment, mistake", GRADED_MISTAKES_ZH)
-def test_a_mistake_of_each_check_loses_points_on_its_check_only_and_is_named_in_chinese(graded_class_zh, assignment, mistake, monkeypatch):
+def test_a_mistake_of_each_check_loses_points_on_its_check_only_and_is_named_in_chinese(
+    graded_class_zh, assignment, mistake, monkeypatch
+):
     _caught_on_its_check_only(graded_class_zh, assignment, mistake, "zh", monkeypatch)
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_release_holds_no_solution_hidden_test_or_grader(assignment):
     notebook = (REPO / "release" / assignment / f"{assignment}.ipynb").read_text(encoding="utf-8")
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "hidden=True", "autograder", "solutions", "sympy"):
+    for marker in (
+        "BEGIN SOLUTION",
+        "END SOLUTION",
+        "BEGIN HIDDEN TESTS",
+        "hidden=True",
+        "autograder",
+        "solutions",
+        "sympy",
+    ):
         assert marker not in notebook, marker
     assert "from rnnkit import checker" in notebook
     cells = json.loads(notebook)["cells"]
     assert any(cell.get("metadata", {}).get("nbgrader", {}).get("grade") for cell in cells)
     kit = "".join(path.read_text(encoding="utf-8") for path in (REPO / "kit" / "rnnkit" / "public").glob("*.json"))
     source = nbformat.read(REPO / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-    answers = {cell.metadata["nbgrader"]["grade_id"]: cell.source for cell in source.cells if cell.cell_type == "markdown" and "nbgrader" in cell.metadata}
+    answers = {
+        cell.metadata["nbgrader"]["grade_id"]: cell.source
+        for cell in source.cells
+        if cell.cell_type == "markdown" and "nbgrader" in cell.metadata
+    }
     for answer in get(assignment).written:  # the rubric (the book's answer) is in the source only
         assert answers[answer.name] == build.rubric(get(assignment), answer.name, "en")
         for lang in ("en", "zh"):
@@ -115,7 +141,10 @@ def test_the_release_holds_no_solution_hidden_test_or_grader(assignment):
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_mutants_hand_in_each_mistake_once_in_place_of_its_function_and_no_check_is_fed_by_two(assignment):
     release = REPO / "release" / assignment / f"{assignment}.ipynb"
-    for sample, chosen in ((False, [m.id for m in get(assignment).mistakes()]), (True, one_mistake_per_check(assignment))):
+    for sample, chosen in (
+        (False, [m.id for m in get(assignment).mistakes()]),
+        (True, one_mistake_per_check(assignment)),
+    ):
         packs = mutants(assignment, sample)
         assert sorted(m.id for pack in packs for m in pack.mistakes) == sorted(chosen)
         assert len({pack.student for pack in packs}) == len(packs)
@@ -123,8 +152,15 @@ def test_the_mutants_hand_in_each_mistake_once_in_place_of_its_function_and_no_c
             fed = [check for m in pack.mistakes for check in m.checks]
             assert len(fed) == len(set(fed)), pack.student
     pack = max(mutants(assignment), key=lambda pack: len(pack.mistakes))
-    code = "\n".join(cell.source for cell in filled(release, get(assignment), *pack.mistakes).cells if cell.cell_type == "code")
+    code = "\n".join(
+        cell.source for cell in filled(release, get(assignment), *pack.mistakes).cells if cell.cell_type == "code"
+    )
     assert all(m.source() in code for m in pack.mistakes)
-    one, other = next((a, b) for a in get(assignment).mistakes() for b in get(assignment).mistakes() if a.function == b.function and a != b)
+    one, other = next(
+        (a, b)
+        for a in get(assignment).mistakes()
+        for b in get(assignment).mistakes()
+        if a.function == b.function and a != b
+    )
     with pytest.raises(ValueError, match="two mistakes replace one function"):
         filled(release, get(assignment), one, other)

@@ -13,6 +13,7 @@ mistakes, written apart from the catalogue) through the kit's self-check and thr
 
 `python -m tests.corpus` grades the corpus in a class of its own and prints the same verdict counts.
 """
+
 from __future__ import annotations
 
 import functools
@@ -41,8 +42,8 @@ def test_the_corpus_spans_every_assignment_with_variants_and_mistakes():
 def test_write_all_replaces_exactly_one_definition(tmp_path):
     """The entry's source stands where the function stood; every other cell is the reference's."""
     from autograder.assignments import get
-    from autograder.coursedir.config import REPO_ROOT
     from autograder.authoring.submissions import filled
+    from autograder.coursedir.config import REPO_ROOT
 
     entry = next(e for e in corpus.ENTRIES if e.function == "lstm_param_count")  # a cell of four functions
     release = REPO_ROOT / "release" / entry.assignment / f"{entry.assignment}.ipynb"
@@ -58,8 +59,8 @@ def test_a_pack_replaces_exactly_its_entries_definitions_and_no_check_is_fed_by_
     """A pack's notebook differs from the reference's by its entries' sources alone, and each check
     is fed by one entry at most, so a lost point belongs to one entry."""
     from autograder.assignments import get
-    from autograder.coursedir.config import REPO_ROOT
     from autograder.authoring.submissions import filled
+    from autograder.coursedir.config import REPO_ROOT
 
     packs = corpus.packs(ASSIGNMENTS)
     assert sorted(entry.name for pack in packs for entry in pack.entries) == sorted(entry.name for entry in ENTRIES)
@@ -79,7 +80,9 @@ def test_a_pack_replaces_exactly_its_entries_definitions_and_no_check_is_fed_by_
 @pytest.mark.parametrize("entry", VARIANTS, ids=_ids)
 def test_a_variant_passes_every_public_case_of_the_self_check(entry):
     reports = corpus.selfchecks(entry)
-    wrong = {name: report.lines(graded=False) for name, report in reports.items() if report.passed < len(report.results)}
+    wrong = {
+        name: report.lines(graded=False) for name, report in reports.items() if report.passed < len(report.results)
+    }
     assert not wrong, f"{entry.label} ({entry.why}):\n" + "\n".join(line for lines in wrong.values() for line in lines)
 
 
@@ -93,15 +96,18 @@ def test_a_mistake_fails_a_public_case_and_the_self_check_names_it_rightly_or_no
     if entry.hidden_only:
         assert not failed, f"{entry.label} fails a public case: drop hidden_only"
     else:
-        assert failed, f"{entry.label} ({entry.why}) passes every public case of {entry.function}: " \
-                       "mark it hidden_only if only hidden cases or probes can catch it"
+        assert failed, (
+            f"{entry.label} ({entry.why}) passes every public case of {entry.function}: "
+            "mark it hidden_only if only hidden cases or probes can catch it"
+        )
     for name, report in reports.items():
         assert set(report.misconceptions) <= {entry.expected} - {None}, (name, report.lines(graded=False))
     with messages.speaking("zh"):  # the Chinese edition: the same verdicts, said in Chinese
         chinese = corpus.selfchecks(entry)
         lines = chinese[entry.function].lines(graded=False)
-    assert {name: (r.passed, r.misconceptions) for name, r in chinese.items()} == \
-           {name: (r.passed, r.misconceptions) for name, r in reports.items()}
+    assert {name: (r.passed, r.misconceptions) for name, r in chinese.items()} == {
+        name: (r.passed, r.misconceptions) for name, r in reports.items()
+    }
     assert any("\u4e00" <= char <= "\u9fff" for char in "".join(lines)), lines
 
 
@@ -129,9 +135,13 @@ def test_a_variant_earns_full_marks_on_every_check(graded_class, entry):
 @pytest.mark.parametrize("entry", MISTAKES, ids=_ids)
 def test_a_mistake_loses_points_and_is_named_rightly_or_not_at_all(graded_class, entry):
     found = corpus.verdict(entry, _graded_rows(graded_class, entry))
-    assert found.outcome != "missed", f"{entry.label} ({entry.why}) earned every point of {entry.function}: {found.detail}"
+    assert found.outcome != "missed", (
+        f"{entry.label} ({entry.why}) earned every point of {entry.function}: {found.detail}"
+    )
     assert found.outcome in ("named rightly", "not named"), f"{entry.label} (expected {entry.expected}): {found.detail}"
-    assert not found.collateral, f"{entry.label} cost points on checks {entry.function} does not feed: {found.collateral}"
+    assert not found.collateral, (
+        f"{entry.label} cost points on checks {entry.function} does not feed: {found.collateral}"
+    )
 
 
 def test_the_corpus_verdicts(graded_class):

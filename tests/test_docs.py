@@ -8,6 +8,7 @@ command's subcommand; or `.ci/run` for `make test`, a make target that `make tes
 pytest itself. A command that matches neither fails with the document and the command. And the table
 of settings in docs/instructor.md is `Settings`, setting for setting and default for default.
 """
+
 from __future__ import annotations
 
 import ast
@@ -39,7 +40,7 @@ RUN_HERE = [r"^autograder( [a-z]+)? --help$"]
 RUN_BY = {
     r"^autograder release\b": "tests/commands/test_cli.py::test_release_keeps_a_hand_edited_source_notebook_unless_forced",
     r"^autograder autograde\b": "tests/commands/test_fail_closed.py::"
-                                "test_an_unreadable_regrade_keeps_the_earlier_graded_copy_and_its_grades_and_the_report_says_so",
+    "test_an_unreadable_regrade_keeps_the_earlier_graded_copy_and_its_grades_and_the_report_says_so",
     r"^autograder feedback\b": "tests/commands/test_cli.py::test_feedback_for_some_students_leaves_the_others_alone",
     r"^autograder export\b": "tests/reporting/test_exports.py::test_export_takes_students_on_the_command_line",
     r"^autograder report\b": "tests/reporting/test_report_html.py::test_the_report_command_writes_the_page",
@@ -49,31 +50,33 @@ RUN_BY = {
     r"^(autograder|make) demo\b": "tests/commands/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",
     r"^make (test|test-scale|venv)$": CI,
     r"^pytest\b": CI,
+    r"^ruff (format|check)\b": CI,
     r"^pip install .*rnn_course_kit-.*\.whl": "tests/authoring/test_kit.py::test_alone_the_kit_self_checks_the_released_notebook",
     r"^nbgrader autograde\b": "tests/commands/test_nbgrader_autograde.py::test_plain_nbgrader_autograde_gives_the_same_grades",
     r"^nbgrader collect\b": "tests/intake/test_submissions_in.py::test_collect_refuses_links_and_hard_links_and_flags_them_without_copying",
     r"^nbgrader release_feedback\b": "tests/intake/test_hostile.py::test_feedback_and_release_feedback_carry_the_page_only",
     r"^nbgrader zip_collect .*_attempt_": "tests/intake/test_lms.py::test_zip_collect_puts_an_lms_download_into_submitted",
     r"^nbgrader zip_collect .*LATE_": "tests/intake/test_submissions_in.py::"
-                                      "test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late",
+    "test_zip_collect_takes_the_newest_canvas_resubmission_and_records_late",
     r"^autograder (extend|history)\b": "tests/term/test_term.py::"
-                                        "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
+    "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
     r"^autograder lti push\b": "tests/lms/test_push.py::test_pushes_send_each_score_once_and_then_only_what_changed",
     r"^autograder lti key\b": "tests/lms/test_push.py::test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform_checks",
     r"^autograder regrade\b": "tests/term/test_term.py::test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly",
     r"^nbgrader validate\b": "tests/kit/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
-    r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b":
-        "tests/intake/test_exchange_users.py::test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange",
+    r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b": (
+        "tests/intake/test_exchange_users.py::test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchange"
+    ),
 }
 
 
 @dataclass(frozen=True)
 class Command:
-    doc: str          # the document, relative to the repository
-    line: int         # its line there
-    text: str         # the command as written (one of a line's `&&`-joined commands)
-    words: tuple      # normalised: program names without their folder, `python -m m` as `m`
-    env: tuple        # the names of the variables set before it
+    doc: str  # the document, relative to the repository
+    line: int  # its line there
+    text: str  # the command as written (one of a line's `&&`-joined commands)
+    words: tuple  # normalised: program names without their folder, `python -m m` as `m`
+    env: tuple  # the names of the variables set before it
 
     @property
     def normalised(self) -> str:
@@ -194,7 +197,7 @@ def _makefile_target(name: str) -> tuple[list[str], list[str]]:
         match = re.match(rf"{re.escape(name)}:(?!=)(.*)", line)
         if match:
             recipe = []
-            for following in lines[index + 1:]:
+            for following in lines[index + 1 :]:
                 if not following.startswith("\t"):
                     break
                 recipe.append(following.strip())
@@ -203,37 +206,50 @@ def _makefile_target(name: str) -> tuple[list[str], list[str]]:
 
 
 def _check_ci(command: Command) -> None:
-    assert re.search(r"^\s*make test\b", (REPO / CI).read_text(encoding="utf-8"), re.M), f"{CI} no longer runs make test"
+    assert re.search(r"^\s*make test\b", (REPO / CI).read_text(encoding="utf-8"), re.M), (
+        f"{CI} no longer runs make test"
+    )
     test_needs, test_recipe = _makefile_target("test")
     words = command.words
     if words[0] == "make":
         needs, _ = _makefile_target(words[1])
-        assert words[1] == "test" or set(needs) <= set(test_needs), \
+        assert words[1] == "test" or set(needs) <= set(test_needs), (
             f"{command}: `make test` does not build what `make {words[1]}` builds ({needs} vs {test_needs})"
+        )
     else:
-        assert words[0] == "pytest" and any(re.search(r"-m pytest\b", line) for line in test_recipe), \
-            f"{command}: `make test` does not run pytest"
+        runs = r"-m pytest\b" if words[0] == "pytest" else rf"/{words[0]} {words[1]}\b"
+        assert words[0] in ("pytest", "ruff") and any(re.search(runs, line) for line in test_recipe), (
+            f"{command}: `make test` does not run {words[0]} {words[1] if words[0] == 'ruff' else ''}"
+        )
 
 
 @pytest.mark.parametrize("command", ALL, ids=str)
 def test_every_command_in_the_documents_is_run_by_the_suite(command):
     if any(re.search(pattern, command.normalised) for pattern in RUN_HERE):
-        result = subprocess.run([sys.executable, "-m", *command.words], cwd=REPO, capture_output=True, text=True, timeout=120)
+        result = subprocess.run(
+            [sys.executable, "-m", *command.words], cwd=REPO, capture_output=True, text=True, timeout=120
+        )
         assert result.returncode == 0 and "usage:" in result.stdout, f"{command}:\n{result.stderr[-2000:]}"
         return
     target = _target(command)
     if target is None:
-        pytest.fail(f"{command.doc}: `{command.text}` (line {command.line}) is run by no test: name the test that "
-                    f"runs it in RUN_BY of tests/test_docs.py, or write one", pytrace=False)
+        pytest.fail(
+            f"{command.doc}: `{command.text}` (line {command.line}) is run by no test: name the test that "
+            f"runs it in RUN_BY of tests/test_docs.py, or write one",
+            pytrace=False,
+        )
     if target == CI:
         _check_ci(command)
         return
     word = subcommand(command)
-    assert re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _test_source(target)), \
+    assert re.search(rf"(?<![\w-]){re.escape(word)}(?![\w-])", _test_source(target)), (
         f"{command}: {target} does not name {word!r}"
+    )
     if command.words[0] == "make":  # a make target that is one command of the command line
         _, recipe = _makefile_target(command.words[1])
-        assert any(f"-m autograder {command.words[1]}" in line for line in recipe), f"{command}: the Makefile's recipe changed"
+        assert any(f"-m autograder {command.words[1]}" in line for line in recipe), (
+            f"{command}: the Makefile's recipe changed"
+        )
 
 
 @pytest.mark.parametrize("command", ALL, ids=str)
@@ -241,7 +257,12 @@ def test_paths_and_variables_a_command_names_are_there(command):
     for word in command.words[1:]:
         if re.match(r"(tests|benchmarks|docs|autograder|kit|solutions|data)/", word) and "<" not in word:
             assert (REPO / word).exists(), f"{command}: no {word}"
-    sources = [*REPO.glob("autograder/**/*.py"), *REPO.glob("kit/rnnkit/**/*.py"), REPO / "tests" / "conftest.py", REPO / "Makefile"]
+    sources = [
+        *REPO.glob("autograder/**/*.py"),
+        *REPO.glob("kit/rnnkit/**/*.py"),
+        REPO / "tests" / "conftest.py",
+        REPO / "Makefile",
+    ]
     for name in command.env:
         if name != "PATH":
             assert any(name in path.read_text(encoding="utf-8") for path in sources), f"{command}: nothing reads {name}"

@@ -4,6 +4,7 @@ instructor runs it (`python -m autograder autograde`, the runner handing out so 
 a time: `runners.AHEAD`).
 
 Marked `scale`: `make test` leaves it out, `make test-scale` runs it (CI runs both)."""
+
 from __future__ import annotations
 
 import shutil
@@ -27,8 +28,10 @@ WAYS = {"one by one": ["--workers", "1"], "pool": ["--workers", "2"], "dask": ["
 
 def _grades(root) -> dict:
     data = classdata.load(root)
-    return {"cells": {(row.student, row.grade_id): (row.score, tuple(row.misconceptions)) for row in data.rows},
-            "attempts": {key: (sub.attempt, sub.state, sub.score) for key, sub in data.submissions.items()}}
+    return {
+        "cells": {(row.student, row.grade_id): (row.score, tuple(row.misconceptions)) for row in data.rows},
+        "attempts": {key: (sub.attempt, sub.state, sub.score) for key, sub in data.submissions.items()},
+    }
 
 
 def test_a_class_of_a_few_hundred_gets_the_grades_of_one_by_one_on_the_pool_and_on_dask(tmp_path):
@@ -36,10 +39,18 @@ def test_a_class_of_a_few_hundred_gets_the_grades_of_one_by_one_on_the_pool_and_
     roots = {way: shutil.copytree(base, tmp_path / way.replace(" ", "-"), symlinks=True) for way in WAYS}
 
     def start(way: str) -> tuple[subprocess.Popen, Path, Path]:
-        out, err = tmp_path / f"{roots[way].name}.out", tmp_path / f"{roots[way].name}.err"  # files: no pipe to fill while it waits
+        out, err = (
+            tmp_path / f"{roots[way].name}.out",
+            tmp_path / f"{roots[way].name}.err",
+        )  # files: no pipe to fill while it waits
         with out.open("w") as stdout, err.open("w") as stderr:
-            command = subprocess.Popen([sys.executable, "-m", "autograder", "autograde", A, *WAYS[way]], cwd=roots[way], env=nbgrader_env(),
-                                       stdout=stdout, stderr=stderr)
+            command = subprocess.Popen(
+                [sys.executable, "-m", "autograder", "autograde", A, *WAYS[way]],
+                cwd=roots[way],
+                env=nbgrader_env(),
+                stdout=stdout,
+                stderr=stderr,
+            )
         return command, out, err
 
     def finished(started: tuple[subprocess.Popen, Path, Path]) -> tuple[int, str, str]:

@@ -3,6 +3,7 @@
 `python -m autograder tables` prints each assignment's state log, writes `data/part-iii/run.json`
 and exits non-zero on any disagreement.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,7 +57,8 @@ def compare_all() -> tuple[dict[str, Any], list[str]]:
     problems += [f"{key}: not in expected.json" for key in values if key not in book]
     problems += [
         f"{key}: engine {render(values[key])} != book {_show(book[key])}"
-        for key in book if key in values and not agrees(values[key], book[key])
+        for key in book
+        if key in values and not agrees(values[key], book[key])
     ]
     return values, problems
 
@@ -79,5 +81,3 @@ def main(out=None) -> int:
         print("DISAGREES", problem)
     print(f"{len(values) - len(problems)} of {len(expected())} book values agree; wrote {path}")
     return 1 if problems else 0
-
-

@@ -9,6 +9,7 @@ from each `@mistake`). `build(out)` makes the wheel from a copy of `kit/` with t
 `install()` writes it into `kit/` (ignored by git) and installs the kit in the course's own
 environment (`make venv`).
 """
+
 from __future__ import annotations
 
 import json
@@ -20,15 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from rnnkit import codec
-from rnnkit.messages import LANGUAGES
 from rnnkit.compare import compare
 from rnnkit.jail.limits import Limits
+from rnnkit.messages import LANGUAGES
 
 from ..assignments import ALL
-from ..coursedir import config, term
+from ..coursedir import config
 from ..coursedir.settings import Settings
 from ..grading.checks import mistaken_output, public_cases
-from ..grading.spec import Assignment
+from ..term import policy
+from ..vocabulary.spec import Assignment
 
 KIT = config.REPO_ROOT / "kit"
 
@@ -38,14 +40,18 @@ def due_date(settings: Settings, assignment: str) -> dict[str, str] | None:
     `at`, ISO 8601 with its offset, in the course's `TIMEZONE`, and `zone`, that zone's name. The
     due date is public (every student of the course has it); a student's extension is not, and
     never goes in the kit (nor does anything else of TERM)."""
-    due = term.rules(settings, assignment).due
+    due = policy.rules(settings, assignment).due
     if due is None:
         return None
-    return {"at": due.astimezone(term.zone(settings)).isoformat(), "zone": settings.TIMEZONE}
+    return {"at": due.astimezone(policy.zone(settings)).isoformat(), "zone": settings.TIMEZONE}
 
 
-def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, str] | None = None,
-                CALL_TIMEOUT: float = Limits.CALL_TIMEOUT) -> dict[str, Any]:
+def public_half(
+    spec: Assignment,
+    overrides: dict | None = None,
+    due: dict[str, str] | None = None,
+    CALL_TIMEOUT: float = Limits.CALL_TIMEOUT,
+) -> dict[str, Any]:
     """What the student kit stores: per check its points (0 for a self-check), rules and book
     cases, each with the expected value and the catalogued mistakes' outputs on it (those that
     differ), and the function each mistake of a function the check calls replaces (`callees`);
@@ -61,13 +67,30 @@ def public_half(spec: Assignment, overrides: dict | None = None, due: dict[str, 
                 output = mistaken_output(entry, check, case)
                 if output is not None and not compare(output, expected, exact=check.exact, rtol=check.rtol).ok:
                     outputs.append((entry.id, output))
-            cases.append({"label": case.label, "args": case.args, "kwargs": case.kwargs, "expected": expected, "mistakes": outputs})
+            cases.append(
+                {
+                    "label": case.label,
+                    "args": case.args,
+                    "kwargs": case.kwargs,
+                    "expected": expected,
+                    "mistakes": outputs,
+                }
+            )
         rules = check.rules
-        checks[check.name] = {"points": spec.points(check.name, overrides), "cases": cases,
-                              "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
-                              "callees": {entry.id: entry.function for entry in spec.for_check(check.name) if entry.function != check.name}}
-    half = {"assignment": spec.name, "checks": checks,
-            "written": {answer.name: spec.points(answer.name, overrides) for answer in spec.written}, "CALL_TIMEOUT": CALL_TIMEOUT}
+        checks[check.name] = {
+            "points": spec.points(check.name, overrides),
+            "cases": cases,
+            "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
+            "callees": {
+                entry.id: entry.function for entry in spec.for_check(check.name) if entry.function != check.name
+            },
+        }
+    half = {
+        "assignment": spec.name,
+        "checks": checks,
+        "written": {answer.name: spec.points(answer.name, overrides) for answer in spec.written},
+        "CALL_TIMEOUT": CALL_TIMEOUT,
+    }
     if due is not None:
         half["due"] = dict(due)
     return half
@@ -79,7 +102,9 @@ def public_files(root: str | Path = config.REPO_ROOT) -> dict[str, bytes]:
     settings = config.load(root)
     files = {}
     for name, spec in ALL.items():
-        files[f"public/{name}.json"] = codec.dumps(public_half(spec, settings.POINTS, due_date(settings, name), settings.CALL_TIMEOUT)) + b"\n"
+        files[f"public/{name}.json"] = (
+            codec.dumps(public_half(spec, settings.POINTS, due_date(settings, name), settings.CALL_TIMEOUT)) + b"\n"
+        )
         for lang in LANGUAGES:
             says = {f"mistake.{entry.id}": entry.says[lang] for entry in spec.mistakes() if entry.says}
             files[f"messages/{name}.{lang}.json"] = json.dumps(says, ensure_ascii=False, indent=2).encode() + b"\n"
@@ -105,7 +130,10 @@ def build(out: str | Path = "dist", root: str | Path = config.REPO_ROOT) -> Path
         shutil.copytree(KIT, source, ignore=_not_source)
         write_public(source / "rnnkit", root)
         before = set(out.glob("*.whl"))
-        _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)], "building the kit")
+        _run(
+            [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(out), str(source)],
+            "building the kit",
+        )
     made = sorted(set(out.glob("rnn_course_kit-*.whl")) - before) or sorted(out.glob("rnn_course_kit-*.whl"))
     return made[-1]
 
@@ -115,7 +143,10 @@ def install(root: str | Path = config.REPO_ROOT) -> None:
     and install it in this environment."""
     write_public(KIT / "rnnkit", root)
     try:
-        _run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(KIT)], "installing the kit")
+        _run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--force-reinstall", str(KIT)],
+            "installing the kit",
+        )
     finally:
         shutil.rmtree(KIT / "build", ignore_errors=True)
         for info in KIT.glob("*.egg-info"):

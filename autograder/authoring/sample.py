@@ -3,6 +3,7 @@
 The same five students hand in every assignment: `ada` the reference solution, `ben` the stub,
 and `chen`, `dana`, `eli` the first, second and third catalogued mistake of each assignment.
 """
+
 from __future__ import annotations
 
 from pathlib import Path

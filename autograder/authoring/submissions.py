@@ -4,6 +4,7 @@ A mutant is the reference solution with a catalogued mistake pasted in place of 
 replaces - what a student with that misconception would hand in (or with several, each in place
 of its own function).
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,9 +16,9 @@ from pathlib import Path
 import nbformat
 
 from ..coursedir.layout import Course
-from ..grading import catalogue
-from ..grading.spec import Assignment
-from ..grading.template import strip_markers
+from ..vocabulary import catalogue
+from ..vocabulary.spec import Assignment
+from ..vocabulary.template import strip_markers
 
 
 def _defined(source: str) -> list[str]:
@@ -58,6 +59,8 @@ def write_submission(root: Path, student: str, assignment: str, notebook: nbform
     shutil.copytree(release, target)
     if notebook is not None:
         nbformat.write(notebook, target / f"{assignment}.ipynb")
-    (target / "timestamp.txt").write_text(datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z"), encoding="utf-8")
+    (target / "timestamp.txt").write_text(
+        datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z"), encoding="utf-8"
+    )
     (target / "submission_secret.txt").write_text(secrets.token_hex(64), encoding="utf-8")
     return target

@@ -6,6 +6,7 @@ autograde `ShowRubric` puts the rubric, as a markdown cell of the instructor's, 
 student's answer in the autograded notebook: formgrader shows it to the TA beside the answer, and the
 feedback shows it to the student with the TA's score and comment.
 """
+
 from __future__ import annotations
 
 import nbformat
@@ -14,8 +15,8 @@ from traitlets import Unicode
 
 from ..assignments import get
 from ..coursedir import config
-from ..grading.spec import Assignment
 from ..labels import label
+from ..vocabulary.spec import Assignment
 from .build import rubric
 
 

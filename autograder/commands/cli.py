@@ -3,6 +3,7 @@
 Each command imports what it needs when it runs (nbgrader, SymPy and matplotlib cost a second or
 more of start-up), and `autograde` starts the sandbox's zygote first, so that it comes up while the
 rest is imported."""
+
 from __future__ import annotations
 
 import argparse
@@ -40,16 +41,24 @@ def _autograde(args, root: Path) -> int:
         from ..sandbox.zygote import prestart
 
         prestart(args.workers or config.load(root).WORKERS)  # up while the rest imports; `course.autograde` claims it
-    from . import course
     from ..grading.attempts import NoSecret
     from ..grading.execute import SandboxUnavailable
     from ..grading.runners import InsecureDask, interruptible
+    from . import course
 
     interrupted = False
     with interruptible() as stop:  # a Ctrl-C after the grading too ends with the line that says what is done
         try:
-            outcomes = course.autograde(root, _names(args, root), students=args.student or None, workers=args.workers,
-                                        dask=args.dask, unsandboxed=args.unsandboxed, redo=getattr(args, "redo", False), stop=stop)
+            outcomes = course.autograde(
+                root,
+                _names(args, root),
+                students=args.student or None,
+                workers=args.workers,
+                dask=args.dask,
+                unsandboxed=args.unsandboxed,
+                redo=getattr(args, "redo", False),
+                stop=stop,
+            )
         except (FileNotFoundError, SandboxUnavailable, NoSecret, InsecureDask) as error:
             raise SystemExit(str(error)) from None
         except course.Interrupted as stopped:
@@ -70,28 +79,50 @@ def _summary(root: Path, outcomes: list) -> list:
     failed = [o for o in outcomes if not o.ok]
     for outcome in failed:
         if outcome.refused:
-            print(shown(label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused)), file=sys.stderr)
+            print(
+                shown(
+                    label("cli.refused", submission=f"{outcome.assignment}/{outcome.student}", reason=outcome.refused)
+                ),
+                file=sys.stderr,
+            )
         else:
-            print(shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)), file=sys.stderr)
+            print(
+                shown(label("cli.failed", submission=f"{outcome.assignment}/{outcome.student}", log=outcome.log)),
+                file=sys.stderr,
+            )
     graded = sorted({(o.student, o.assignment) for o in outcomes if o.ok})
     listed = set(graded[:SHOWN])  # the class data of these alone: the command's memory does not grow with the class
-    rows = [row for row in classdata.load(root, sorted({s for s, _ in listed})).rows if (row.student, row.assignment) in listed] if listed else []
+    rows = (
+        [
+            row
+            for row in classdata.load(root, sorted({s for s, _ in listed})).rows
+            if (row.student, row.assignment) in listed
+        ]
+        if listed
+        else []
+    )
     if rows:
         print(report.score_table(rows))
     if len(graded) > len(listed):
         print(label("cli.more_graded", more=len(graded) - len(listed)))
     if outcomes:
-        print(label("cli.autograded", graded=len(outcomes) - len(failed), total=len(outcomes),
-                    seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}"))
+        print(
+            label(
+                "cli.autograded",
+                graded=len(outcomes) - len(failed),
+                total=len(outcomes),
+                seconds=f"{sum(o.seconds for o in outcomes) / len(outcomes):.2f}",
+            )
+        )
     return failed
 
 
 def _demo(args, root: Path) -> int:
     """Release, grade, give feedback on and report the bundled sample class, in a course of its
     own (`demo-course/`, made anew each time), never in the real course's gradebook or folders."""
+    from ..authoring import sample
     from ..reporting import classdata, exports, report, similarity_page
     from . import course
-    from ..authoring import sample
 
     start = time.perf_counter()
     demo = Course(root).start_course(Course(root).demo).root
@@ -109,8 +140,15 @@ def _demo(args, root: Path) -> int:
     data = classdata.load(demo)
     html = report.write_html(data, Course(demo).reports / "class-report.html")
     similar = [similarity_page.write(demo, name)[0] for name in names]
-    print(label("cli.demo_outputs", demo=demo, sheets=", ".join(str(p.relative_to(demo)) for p in sheets), report=html.relative_to(demo),
-                similarity=", ".join(str(p.relative_to(demo)) for p in similar)))
+    print(
+        label(
+            "cli.demo_outputs",
+            demo=demo,
+            sheets=", ".join(str(p.relative_to(demo)) for p in sheets),
+            report=html.relative_to(demo),
+            similarity=", ".join(str(p.relative_to(demo)) for p in similar),
+        )
+    )
     print(label("cli.demo_finished", seconds=f"{time.perf_counter() - start:.1f}"))
     return status
 
@@ -127,8 +165,12 @@ ASSIGNMENTS_HELP = "assignments by name (default: every assignment in course_con
 
 def _parser() -> argparse.ArgumentParser:
     shared = argparse.ArgumentParser(add_help=False)
-    shared.add_argument("--root", type=Path, default=argparse.SUPPRESS,
-                        help="course root (default: the nearest folder at or above the working folder with course_config.py)")
+    shared.add_argument(
+        "--root",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="course root (default: the nearest folder at or above the working folder with course_config.py)",
+    )
     parser = argparse.ArgumentParser(prog="python -m autograder", description=DESCRIPTION, parents=[shared])
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -145,28 +187,48 @@ def _parser() -> argparse.ArgumentParser:
     release.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     release.add_argument("--force", action="store_true", help="overwrite source notebooks edited by hand")
     command("kit", "build the student kit's wheel (the public half only)").add_argument(
-        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)")
-    grade = command("autograde", "nbgrader autograde every submission not graded yet as it stands, in parallel, student code sandboxed")
+        "--out", type=Path, default=Path("dist"), help="folder for the wheel (default: dist/)"
+    )
+    grade = command(
+        "autograde",
+        "nbgrader autograde every submission not graded yet as it stands, in parallel, student code sandboxed",
+    )
     grade.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
-    grade.add_argument("--redo", action="store_true", help="grade again the submissions graded already (unchanged since)")
+    grade.add_argument(
+        "--redo", action="store_true", help="grade again the submissions graded already (unchanged since)"
+    )
     students(grade)
     feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
     feedback.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     students(feedback)
-    export = command("export", "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv, parameter_stats.csv "
-                             "(docs/grade-sheets.md)")
+    export = command(
+        "export",
+        "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv, parameter_stats.csv "
+        "(docs/grade-sheets.md)",
+    )
     export.add_argument("--out", type=Path, default=None, help="folder for the sheets (default: exports/)")
     students(export)
     command("report", "class report (HTML) and the score table").add_argument(
-        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)")
-    command("similarity", "which graded submissions share code, and which return another student's hidden value "
-            "(a reason to look, not a verdict)").add_argument("assignment", metavar="ASSIGNMENT", help="the assignment")
-    lti = command("lti", "grades to the LMS through LTI 1.3: the tool's key set to register, or a push of the scores (docs/lms.md)")
+        "--out", type=Path, default=None, help="the HTML file (default: reports/class-report.html)"
+    )
+    command(
+        "similarity",
+        "which graded submissions share code, and which return another student's hidden value "
+        "(a reason to look, not a verdict)",
+    ).add_argument("assignment", metavar="ASSIGNMENT", help="the assignment")
+    lti = command(
+        "lti",
+        "grades to the LMS through LTI 1.3: the tool's key set to register, or a push of the scores (docs/lms.md)",
+    )
     actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION", help="key or push")
-    for name, text in (("key", "print the tool's public key set (JWKS) to register with the LMS"),
-                       ("push", "send the final grades that changed since the last push to the LMS")):
+    for name, text in (
+        ("key", "print the tool's public key set (JWKS) to register with the LMS"),
+        ("push", "send the final grades that changed since the last push to the LMS"),
+    ):
         actions.add_parser(name, help=text, description=text, parents=[shared])
-    actions.choices["key"].add_argument("--pem", action="store_true", help="the public key in PEM instead (Moodle's \"RSA key\")")
+    actions.choices["key"].add_argument(
+        "--pem", action="store_true", help='the public key in PEM instead (Moodle\'s "RSA key")'
+    )
     push = actions.choices["push"]
     push.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     push.add_argument("--dry-run", action="store_true", help="print what would be sent, and send nothing")
@@ -174,25 +236,43 @@ def _parser() -> argparse.ArgumentParser:
     extend.add_argument("student", help="the student id")
     extend.add_argument("assignment", help="the assignment")
     when = extend.add_mutually_exclusive_group(required=True)
-    when.add_argument("--until", metavar="TIME", help='the new due date, "2027-03-08 23:59" in the course\'s TIMEZONE or with an offset')
+    when.add_argument(
+        "--until",
+        metavar="TIME",
+        help='the new due date, "2027-03-08 23:59" in the course\'s TIMEZONE or with an offset',
+    )
     when.add_argument("--revoke", action="store_true", help="end the extension in force")
     extend.add_argument("--reason", required=True, help="why (kept in the grade history and shown in the feedback)")
-    regrade = command("regrade", "grade an assignment again after a fix: --preview what moves, apply with a --reason, or --revert")
+    regrade = command(
+        "regrade", "grade an assignment again after a fix: --preview what moves, apply with a --reason, or --revert"
+    )
     regrade.add_argument("assignment", help="the assignment")
     students(regrade)
     workers(regrade)
     how = regrade.add_mutually_exclusive_group(required=True)
-    how.add_argument("--preview", action="store_true", help="grade again in a scratch copy and print whose grades would move")
+    how.add_argument(
+        "--preview", action="store_true", help="grade again in a scratch copy and print whose grades would move"
+    )
     how.add_argument("--reason", help="grade again in the course and record why in the grade history")
-    how.add_argument("--revert", type=int, metavar="ENTRY", help="put back the grades as they were before history entry ENTRY")
+    how.add_argument(
+        "--revert", type=int, metavar="ENTRY", help="put back the grades as they were before history entry ENTRY"
+    )
     students(command("history", "the grade history: regrades, extensions and reverts, with what moved"))
     demo = command("demo", "release, autograde the sample class, feedback, export and report, in demo-course/")
     for sub in (grade, demo):
         workers(sub)
-        sub.add_argument("--dask", default=None, metavar="ADDRESS", help='run on Dask: "local" for a LocalCluster, or a scheduler address')
-        sub.add_argument("--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code")
+        sub.add_argument(
+            "--dask",
+            default=None,
+            metavar="ADDRESS",
+            help='run on Dask: "local" for a LocalCluster, or a scheduler address',
+        )
+        sub.add_argument(
+            "--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code"
+        )
     command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
-        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)")
+        "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)"
+    )
     return parser
 
 
@@ -220,9 +300,9 @@ def _run(args, root: Path) -> int:
         return _autograde(args, root)
     import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
 
+    from ..authoring import kit
     from ..reporting import classdata, exports, report
     from . import course
-    from ..authoring import kit
 
     if args.command == "release":
         try:
@@ -275,7 +355,11 @@ def _similarity(args, root: Path) -> int:
         raise SystemExit(str(error)) from None
     for path in paths:
         print(path)
-    print(label("similarity.summary", students=str(found.students), pairs=str(len(found.pairs)), flags=str(len(found.flags))))
+    print(
+        label(
+            "similarity.summary", students=str(found.students), pairs=str(len(found.pairs)), flags=str(len(found.flags))
+        )
+    )
     return 0
 
 
@@ -296,16 +380,35 @@ def _lti(args, root: Path) -> int:
     for assignment in outcome.created:
         print(label("lti.created", assignment=assignment))
     for score in outcome.sent:  # ids and the LMS's words shown escaped (`shown`): none retitles the terminal
-        print(shown(label("lti.would_send" if args.dry_run else "lti.sent", submission=f"{score.assignment}/{score.student}",
-                          user=score.user_id, given=f"{score.given:.2f}", maximum=f"{score.maximum:.2f}", progress=score.progress)))
+        print(
+            shown(
+                label(
+                    "lti.would_send" if args.dry_run else "lti.sent",
+                    submission=f"{score.assignment}/{score.student}",
+                    user=score.user_id,
+                    given=f"{score.given:.2f}",
+                    maximum=f"{score.maximum:.2f}",
+                    progress=score.progress,
+                )
+            )
+        )
     for score, message in outcome.refused:
-        print(shown(label("lti.refused", submission=f"{score.assignment}/{score.student}", message=message)), file=sys.stderr)
+        print(
+            shown(label("lti.refused", submission=f"{score.assignment}/{score.student}", message=message)),
+            file=sys.stderr,
+        )
     if outcome.unmapped:
         print(shown(label("lti.unmapped", students=", ".join(outcome.unmapped))), file=sys.stderr)
     if outcome.stopped:
         print(label("lti.stopped", reason=outcome.stopped), file=sys.stderr)
-    print(label("lti.dry_run_summary" if args.dry_run else "lti.summary", sent=str(len(outcome.sent)),
-                unchanged=str(len(outcome.unchanged)), refused=str(len(outcome.refused))))
+    print(
+        label(
+            "lti.dry_run_summary" if args.dry_run else "lti.summary",
+            sent=str(len(outcome.sent)),
+            unchanged=str(len(outcome.unchanged)),
+            refused=str(len(outcome.refused)),
+        )
+    )
     return outcome.exit_code
 
 
@@ -318,9 +421,17 @@ def _term(args, root: Path) -> int:
 
     try:
         if args.command == "extend":
-            moved = extensions.grant(root, args.student, args.assignment, None if args.revoke else args.until, args.reason)
-            print(label("cli.extension_revoked" if args.revoke else "cli.extension_granted", student=args.student,
-                        assignment=args.assignment, until=args.until or ""))
+            moved = extensions.grant(
+                root, args.student, args.assignment, None if args.revoke else args.until, args.reason
+            )
+            print(
+                label(
+                    "cli.extension_revoked" if args.revoke else "cli.extension_granted",
+                    student=args.student,
+                    assignment=args.assignment,
+                    until=args.until or "",
+                )
+            )
             lines = regrade.lines(moved)
         elif args.command == "regrade":
             _names(argparse.Namespace(assignments=[args.assignment]), root)
@@ -329,8 +440,11 @@ def _term(args, root: Path) -> int:
                 print(label("cli.regrade_preview", count=len(moved)))
                 lines = regrade.lines(moved)
             else:
-                entry = (regrade.revert(root, args.revert) if args.revert is not None
-                         else regrade.apply(root, [args.assignment], args.student, args.reason, args.workers))
+                entry = (
+                    regrade.revert(root, args.revert)
+                    if args.revert is not None
+                    else regrade.apply(root, [args.assignment], args.student, args.reason, args.workers)
+                )
                 print(label("cli.regrade_entry", entry=entry.id, action=entry.action, count=len(entry.changes)))
                 lines = regrade.lines(list(entry.changes))
         else:
@@ -340,7 +454,9 @@ def _term(args, root: Path) -> int:
             for entry in history.entries(ledger):
                 moved = [c for c in entry.changes if not args.student or c.student in args.student]
                 if moved or not args.student:
-                    lines.append(f"#{entry.id} {entry.at:%Y-%m-%d %H:%M} UTC {entry.action} ({entry.grader}): {entry.reason}")
+                    lines.append(
+                        f"#{entry.id} {entry.at:%Y-%m-%d %H:%M} UTC {entry.action} ({entry.grader}): {entry.reason}"
+                    )
                     lines += ["  " + line for line in regrade.lines(moved)]
     except (ValueError, FileNotFoundError) as error:
         raise SystemExit(shown(str(error))) from None

@@ -4,6 +4,7 @@
 Every operation is plain nbgrader underneath, configured by the root's `nbgrader_config.py`
 (which reads `course_config.py`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -22,21 +23,30 @@ from ..coursedir import config
 from ..coursedir.graded import grader_version, is_graded
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
-from ..grading import attempts, runners, worker
-from ..grading.worker import Outcome, autograde_one, nbgrader_api, nbgrader_env, prepare
-from ..grading.worker import BIN  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
+from ..grading import attempts, figures, runners, worker
+from ..grading.worker import (
+    BIN,  # noqa: F401 - the venv's bin, for the scripts that run nbgrader's own
+    Outcome,
+    autograde_one,
+    nbgrader_api,
+    nbgrader_env,
+    prepare,
+)
 from ..labels import label
-
 
 #: nbgrader's command line (its `nbgrader` script), in a process that imports this package first and
 #: so leaves jsonschema's unused "iri" format checker out (see `autograder/__init__.py`): 1.2-1.4 s
 #: less per command.
-NBGRADER_MAIN = "import sys, autograder; sys.argv[0] = 'nbgrader'; from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
+NBGRADER_MAIN = (
+    "import sys, autograder; sys.argv[0] = 'nbgrader'; from nbgrader.apps.nbgraderapp import main; sys.exit(main())"
+)
 
 
 def nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
     """Run one nbgrader command in the course root; raise with its log when it fails."""
-    result = subprocess.run([sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-c", NBGRADER_MAIN, *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True
+    )
     if result.returncode != 0:
         raise RuntimeError(f"nbgrader {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result
@@ -70,8 +80,9 @@ def _build_record(course: Course) -> dict[str, str]:
 def hand_edited(root: Path, name: str) -> Path | None:
     """The source notebook of `name` when it holds edits that the build would overwrite, else None.
 
-    The build writes the notebook from autograder/assignments/<name>/notebook.md. An existing notebook equal to that, or equal to what release wrote last
-    (recorded in source/.build-record.json: the template changed since), holds no hand edit."""
+    The build writes the notebook from autograder/assignments/<name>/notebook.md. An existing
+    notebook equal to that, or equal to what release wrote last (recorded in
+    source/.build-record.json: the template changed since), holds no hand edit."""
     course = Course(Path(root))
     path = course.notebook(course.source(name), name)
     if not path.is_file():
@@ -91,12 +102,15 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
     names = names or assignments(root)
     edited = {name: path for name in names if (path := hand_edited(course.root, name))}
     if edited and not force:
-        raise HandEdited("\n".join(
-            f"{path} was edited by hand: it differs from what release builds from "
-            f"autograder/assignments/{name}/notebook.md, and release would "
-            f"overwrite it. Make the change in that file, "
-            f"or pass --force to overwrite the source notebook." for name, path in edited.items()))
-    from ..grading import execute  # (nbgrader's import: a second)
+        raise HandEdited(
+            "\n".join(
+                f"{path} was edited by hand: it differs from what release builds from "
+                f"autograder/assignments/{name}/notebook.md, and release would "
+                f"overwrite it. Make the change in that file, "
+                f"or pass --force to overwrite the source notebook."
+                for name, path in edited.items()
+            )
+        )
 
     attempts.create_secret(course.root)  # the first release makes the secret that hidden cases are drawn from
     done = []
@@ -104,11 +118,17 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
         path = build.write_source(get(name), course.root)
         record = _build_record(course)
         record[name] = _sha256(path.read_text(encoding="utf-8"))
-        (course.root / "source" / BUILD_RECORD).write_text(json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-        result = nbgrader_api(str(course.root)).generate_assignment(name, force=True)  # in this process: one nbgrader start for all
+        (course.root / "source" / BUILD_RECORD).write_text(
+            json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        result = nbgrader_api(str(course.root)).generate_assignment(
+            name, force=True
+        )  # in this process: one nbgrader start for all
         if not result["success"]:
-            raise RuntimeError(f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}")
-        execute.record_figures(course.root, name)
+            raise RuntimeError(
+                f"nbgrader generate_assignment {name} failed:\n{result.get('error') or ''}\n{result.get('log') or ''}"
+            )
+        figures.record(course.root, get(name))
         done.append(course.release(name))
     due_dates(course.root, names)
     return done
@@ -117,13 +137,13 @@ def release(root: Path, names: list[str] | None = None, *, force: bool = False) 
 def due_dates(root: Path, names: list[str]) -> None:
     """The due dates of course_config's TERM for the released assignments `names` into the gradebook,
     where nbgrader and formgrader read them."""
-    from ..coursedir import penalties, term
     from ..coursedir.gradebook import CourseGradebook
+    from ..term import penalties, policy
 
     settings = config.load(root)
     with CourseGradebook(config.database_url(root, settings), settings.COURSE_ID) as gradebook:
         for name in names:
-            due = term.rules(settings, name).due
+            due = policy.rules(settings, name).due
             if due is not None:
                 gradebook.update_or_create_assignment(name, duedate=penalties.naive_utc(due))
 
@@ -167,14 +187,24 @@ def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[
     if missing:
         raise FileNotFoundError(f"no submission at {', '.join(missing)} (under {course.root})")
     if not jobs:
-        raise FileNotFoundError(f"no submission of {', '.join(names)} under {course.root / 'submitted'}: "
-                                "nothing to autograde (collect them first: see docs/instructor.md, 'Submissions in')")
+        raise FileNotFoundError(
+            f"no submission of {', '.join(names)} under {course.root / 'submitted'}: "
+            "nothing to autograde (collect them first: see docs/instructor.md, 'Submissions in')"
+        )
     return jobs
 
 
-def autograde(root: Path, names: list[str] | None = None, *, students: list[str] | None = None,
-              workers: int | None = None, dask: str | None = None, unsandboxed: bool = False, redo: bool = False,
-              stop: threading.Event | None = None) -> list[Outcome]:
+def autograde(
+    root: Path,
+    names: list[str] | None = None,
+    *,
+    students: list[str] | None = None,
+    workers: int | None = None,
+    dask: str | None = None,
+    unsandboxed: bool = False,
+    redo: bool = False,
+    stop: threading.Event | None = None,
+) -> list[Outcome]:
     """Autograde the submissions of the given assignments that are not graded yet as they stand
     (`coursedir.graded.is_graded`: the same bytes, by the same grader), or every one with `redo`; a
     line says how many were skipped.
@@ -196,8 +226,12 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     jobs = _jobs(course, names or course.assignments, students)
     attempts.read_secret(root)  # NoSecret: stop once, before any submission is read
     settings = config.load(root)
-    runners.check_dask(dask, shared_host=settings.SHARED_HOST, plain_tcp=settings.DASK_PLAIN_TCP)  # InsecureDask: before anything is graded
-    Ledger(config.database_url(root, settings), settings.COURSE_ID)  # its tables made here, not raced for by the workers
+    runners.check_dask(
+        dask, shared_host=settings.SHARED_HOST, plain_tcp=settings.DASK_PLAIN_TCP
+    )  # InsecureDask: before anything is graded
+    Ledger(
+        config.database_url(root, settings), settings.COURSE_ID
+    )  # its tables made here, not raced for by the workers
     if not redo:
         versions = {name: grader_version(settings, [name]) for name in {name for name, _ in jobs}}
         left = [(name, student) for name, student in jobs if not is_graded(course, name, student, versions[name])]
@@ -209,13 +243,17 @@ def autograde(root: Path, names: list[str] | None = None, *, students: list[str]
     runner = runners.choose(len(jobs), workers or settings.WORKERS, dask)
     runner.start()
     line = isolation(unsandboxed)
-    runner_ready(settings.limits)  # SandboxUnavailable: a runner that cannot run student code stops the class before its first submission
+    runner_ready(
+        settings.limits
+    )  # SandboxUnavailable: a runner that cannot run student code stops the class before its first submission
     print(label("cli.sandbox", isolation=line), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
     outcomes: list[Outcome] = []
     with contextlib.nullcontext(stop) if stop is not None else runners.interruptible() as stop:
         if not stop.is_set():
-            for outcome in tqdm(runner.run(jobs, root, unsandboxed, stop), total=len(jobs), desc="autograde", unit="submission"):
+            for outcome in tqdm(
+                runner.run(jobs, root, unsandboxed, stop), total=len(jobs), desc="autograde", unit="submission"
+            ):
                 outcomes.append(outcome)
         for index, outcome in enumerate(outcomes):  # one that failed beside other workers gets one more, unshared, try
             if not (outcome.ok or outcome.refused or stop.is_set()):
@@ -244,16 +282,22 @@ def feedback(root: Path, names: list[str] | None = None, *, students: list[str] 
     course = Course(Path(root))
     explicit = bool(names)
     names = names or assignments(root)
-    graded = {name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names}
+    graded = {
+        name: {p.parent.name for p in (course.root / "autograded").glob(f"*/{name}") if p.is_dir()} for name in names
+    }
     if students:
         missing = [f"autograded/{s}/{name}" for name in names for s in students if s not in graded[name]]
         if (explicit and missing) or not any(set(students) & graded[name] for name in names):
-            raise FileNotFoundError(f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first")
+            raise FileNotFoundError(
+                f"no autograded submission at {', '.join(missing)} (under {course.root}): autograde it first"
+            )
     else:
         missing = [name for name in names if not graded[name]]
         if (explicit and missing) or not any(graded.values()):
-            raise FileNotFoundError(f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
-                                    "autograde first (python -m autograder autograde)")
+            raise FileNotFoundError(
+                f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
+                "autograde first (python -m autograder autograde)"
+            )
     todo = [name for name in names if set(students or graded[name]) & graded[name]]
     present = {p.name for p in (course.root / "autograded").glob("*/*") if p.is_dir()}
     if len(todo) > 1 and present <= set(todo):  # every assignment graded: one nbgrader, one start-up

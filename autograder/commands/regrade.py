@@ -13,6 +13,7 @@
 
 A TA's manual scores, comments and "graded" state survive all three (`autograder.intake.bookkeeping`).
 """
+
 from __future__ import annotations
 
 import shutil
@@ -34,8 +35,12 @@ KEPT = ".grade-history"
 
 
 def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[history.Key]:
-    return [(name, student) for name in names for student in (students or course.students(name))
-            if course.submitted(student, name).is_dir()]
+    return [
+        (name, student)
+        for name in names
+        for student in (students or course.students(name))
+        if course.submitted(student, name).is_dir()
+    ]
 
 
 def _snapshot(course: Course, keys: list[history.Key]) -> history.Snapshot:
@@ -49,10 +54,12 @@ def _scratch(course: Course, names: list[str], keys: list[history.Key], folder: 
     (a consistent copy through SQLite's backup), source, release, figures and the submissions."""
     url = config.database_url(course.root, course.settings)
     if not url.startswith("sqlite:///"):
-        raise ValueError(f"a preview copies the gradebook, which it can do for an SQLite gradebook only (DATABASE_URL is {url})")
+        raise ValueError(
+            f"a preview copies the gradebook, which it can do for an SQLite gradebook only (DATABASE_URL is {url})"
+        )
     scratch = course.start_course(folder)
     with open(scratch.root / "course_config.py", "a", encoding="utf-8") as settings:
-        settings.write('\nDATABASE_URL = "sqlite:///gradebook.db"  # the scratch copy\'s own, never the course\'s\n')
+        settings.write("\nDATABASE_URL = \"sqlite:///gradebook.db\"  # the scratch copy's own, never the course's\n")
     shutil.copy2(course.root / attempts.SECRET_FILE, scratch.root / attempts.SECRET_FILE)
     source = sqlite3.connect(url.removeprefix("sqlite:///"))
     target = sqlite3.connect(config.database_url(scratch.root, scratch.settings).removeprefix("sqlite:///"))
@@ -72,19 +79,25 @@ def _scratch(course: Course, names: list[str], keys: list[history.Key], folder: 
     return scratch
 
 
-def preview(root: Path, names: list[str], students: list[str] | None = None, workers: int | None = None) -> list[history.Change]:
+def preview(
+    root: Path, names: list[str], students: list[str] | None = None, workers: int | None = None
+) -> list[history.Change]:
     """Whose grades a regrade of `names` (of `students`) would move, graded in a scratch copy."""
     course = Course(Path(root).resolve())
     keys = _jobs(course, names, students)
     before = _snapshot(course, keys)
     with tempfile.TemporaryDirectory(prefix="regrade-preview-") as folder:
         scratch = _scratch(course, names, keys, Path(folder) / "course")
-        operations.autograde(scratch.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True)
+        operations.autograde(
+            scratch.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True
+        )
         after = _snapshot(scratch, keys)
     return history.changes(before, after)
 
 
-def apply(root: Path, names: list[str], students: list[str] | None, reason: str, workers: int | None = None) -> history.Entry:
+def apply(
+    root: Path, names: list[str], students: list[str] | None, reason: str, workers: int | None = None
+) -> history.Entry:
     """Grade `names` (of `students`) again in the course and append the history entry."""
     if not reason.strip():
         raise ValueError("a regrade needs a reason (--reason TEXT): the students' feedback says why their grade moved")
@@ -100,7 +113,9 @@ def apply(root: Path, names: list[str], students: list[str] | None, reason: str,
             if (record := graded_record(course.autograded(student, name))).is_file():
                 (kept / student).mkdir(parents=True, exist_ok=True)
                 shutil.copy2(record, kept / student / record.name)
-        operations.autograde(course.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True)
+        operations.autograde(
+            course.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True
+        )
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise
@@ -121,8 +136,10 @@ def revert(root: Path, entry_id: int) -> history.Entry:
     entry = next((e for e in history.entries(ledger) if e.id == entry_id), None)
     if entry is None or entry.action != "regrade" or entry.snapshot is None:
         known = [e.id for e in history.entries(ledger) if e.action == "regrade"]
-        raise ValueError(f"no regrade entry {entry_id} in the grade history (regrade entries: {known or 'none'}); "
-                         "an extension is undone with `extend --revoke`")
+        raise ValueError(
+            f"no regrade entry {entry_id} in the grade history (regrade entries: {known or 'none'}); "
+            "an extension is undone with `extend --revoke`"
+        )
     keys = sorted(entry.snapshot.states)
     with CourseGradebook(url, settings.COURSE_ID) as gradebook:
         current = history.Snapshot.take(gradebook, keys)
@@ -138,8 +155,14 @@ def revert(root: Path, entry_id: int) -> history.Entry:
             shutil.copy2(folder / student / record.name, record)
         else:
             record.unlink(missing_ok=True)
-    return history.append(ledger, "revert", f"revert of entry {entry.id} ({entry.reason})", entry.grader,
-                          history.changes(current, entry.snapshot), current)
+    return history.append(
+        ledger,
+        "revert",
+        f"revert of entry {entry.id} ({entry.reason})",
+        entry.grader,
+        history.changes(current, entry.snapshot),
+        current,
+    )
 
 
 def _kept_root(course: Course) -> Path:
@@ -154,7 +177,9 @@ def lines(moved: list[history.Change]) -> list[str]:
     for change in moved:
         out.append(f"{change.assignment} {change.student}: {change.total_before:g} -> {change.total_after:g}")
         for check, (before, after) in change.moved.items():
-            out.append(f"    {check}: {'-' if before is None else f'{before:g}'} -> {'-' if after is None else f'{after:g}'}")
+            out.append(
+                f"    {check}: {'-' if before is None else f'{before:g}'} -> {'-' if after is None else f'{after:g}'}"
+            )
         if abs(change.penalty_before - change.penalty_after) > 1e-9:
             out.append(f"    late penalty: {change.penalty_before:g} -> {change.penalty_after:g}")
     return out

@@ -24,6 +24,7 @@ fails the command runs in its own process (a folder that fails says why in one l
 Sandboxed student code cannot reach the socket: it runs as another uid, with a private /tmp and no
 /run.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,8 +42,25 @@ from pathlib import Path
 #: Seconds without a command after which the warm process ends.
 IDLE = 900
 #: The environment variables that reach an import (by name prefix); the rest reach only the child.
-_ENVIRONMENT = ("PYTHON", "LANG", "LC_", "COURSE", "AUTOGRADER", "NBGRADER", "JUPYTER", "MPL", "OMP", "OPENBLAS", "MKL",
-                "SYMPY", "TZ", "HOME", "XDG_", "TMPDIR", "VIRTUAL_ENV")
+_ENVIRONMENT = (
+    "PYTHON",
+    "LANG",
+    "LC_",
+    "COURSE",
+    "AUTOGRADER",
+    "NBGRADER",
+    "JUPYTER",
+    "MPL",
+    "OMP",
+    "OPENBLAS",
+    "MKL",
+    "SYMPY",
+    "TZ",
+    "HOME",
+    "XDG_",
+    "TMPDIR",
+    "VIRTUAL_ENV",
+)
 #: The largest request (arguments, folder and environment) a client sends.
 _REQUEST = 1 << 20
 #: Where a warm process that is still importing answers (it takes no command there), after `address`.
@@ -76,7 +94,9 @@ def key(environ: dict[str, str] | None = None) -> str:
         if name.startswith(_ENVIRONMENT):
             digest.update(f"{name}={value}\0".encode(errors="surrogateescape"))
     kit = importlib.util.find_spec("rnnkit")
-    folders = [Path(__file__).resolve().parent.parent] + [Path(p) for p in (kit.submodule_search_locations if kit else [])]
+    folders = [Path(__file__).resolve().parent.parent] + [
+        Path(p) for p in (kit.submodule_search_locations if kit else [])
+    ]
     for folder in folders:
         for path in sorted(folder.rglob("*")):
             if "__pycache__" not in path.parts and path.is_file():
@@ -114,8 +134,10 @@ def _folder() -> int | None:
         return _private(name, parent)
     except OSError as error:
         where = os.path.join(runtime, name) if parent is not None else name
-        print(f"autograder: no warm process: {where} is not a folder of this user's alone ({error.strerror or error})",
-              file=sys.stderr)
+        print(
+            f"autograder: no warm process: {where} is not a folder of this user's alone ({error.strerror or error})",
+            file=sys.stderr,
+        )
         return None
     finally:
         if parent is not None:
@@ -186,7 +208,9 @@ def forwarded(argv: list[str]) -> int | None:
     try:
         return int(json.loads(client.recv(_REQUEST))["status"])
     except (ValueError, KeyError, TypeError):
-        print("autograder: the command's process ended without an exit status (killed, or out of memory)", file=sys.stderr)
+        print(
+            "autograder: the command's process ended without an exit status (killed, or out of memory)", file=sys.stderr
+        )
         return 1
 
 
@@ -221,8 +245,14 @@ def _pass_on(pid: int, signum: int) -> None:
 def _start(code: str) -> None:
     """Start the warm process of `code` in the background, detached from this terminal."""
     try:
-        subprocess.Popen([sys.executable, "-m", "autograder.commands.warm", code], cwd="/", start_new_session=True,
-                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.Popen(
+            [sys.executable, "-m", "autograder.commands.warm", code],
+            cwd="/",
+            start_new_session=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
     except OSError:
         pass
 
@@ -356,12 +386,19 @@ def _request(connection: socket.socket) -> tuple[dict, list[int]]:
 
 def _well_formed(request) -> bool:
     """Whether a request holds its arguments, folder and environment, all strings."""
+
     def strings(values) -> bool:
         return all(isinstance(value, str) for value in values)
 
-    return (isinstance(request, dict) and isinstance(request.get("argv"), list) and strings(request["argv"])
-            and isinstance(request.get("cwd"), str) and isinstance(request.get("env"), dict)
-            and strings(request["env"]) and strings(request["env"].values()))
+    return (
+        isinstance(request, dict)
+        and isinstance(request.get("argv"), list)
+        and strings(request["argv"])
+        and isinstance(request.get("cwd"), str)
+        and isinstance(request.get("env"), dict)
+        and strings(request["env"])
+        and strings(request["env"].values())
+    )
 
 
 def _reap() -> None:
@@ -384,8 +421,12 @@ def _child(connection: socket.socket, request: dict, fds: list[int]) -> None:
         os.dup2(fd, number)
         os.close(fd)
     sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8", errors="strict")
-    sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="strict", line_buffering=os.isatty(1))
-    sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    sys.stdout = io.TextIOWrapper(
+        io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="strict", line_buffering=os.isatty(1)
+    )
+    sys.stderr = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", line_buffering=True
+    )
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])

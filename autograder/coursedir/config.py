@@ -1,5 +1,6 @@
 """Course settings: loading `course_config.py` (`autograder.coursedir.settings.Settings`), the course's paths
 and its language. `autograder.pipeline` hands them to nbgrader."""
+
 from __future__ import annotations
 
 import os
@@ -36,14 +37,18 @@ def checked(root: str | os.PathLike, known: Iterable[str] | None = None) -> Sett
     among the `known` ones (default: those with a folder, so that a command need not import every
     assignment to say so)."""
     settings = load(root)
-    from . import term  # (its zone database is read only here)
+    from ..term import policy  # (its zone database is read only here)
 
-    there = sorted(known if known is not None else (path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py")))
+    there = sorted(
+        known if known is not None else (path.parent.name for path in ASSIGNMENT_FOLDERS.glob("*/__init__.py"))
+    )
     unknown = [name for name in settings.ASSIGNMENTS if name not in there]
     if unknown:
-        raise SettingsError(f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
-                            f"the assignments there are {there} (docs/adding-an-assignment.md)")
-    term.check(settings)
+        raise SettingsError(
+            f"course_config.py lists the assignment(s) {unknown}, which have no folder in {ASSIGNMENT_FOLDERS}; "
+            f"the assignments there are {there} (docs/adding-an-assignment.md)"
+        )
+    policy.check(settings)
     return settings
 
 
@@ -51,8 +56,8 @@ def database_url(root: str | os.PathLike, settings: Settings) -> str:
     """The gradebook URL with a relative SQLite path resolved against the course root."""
     url = settings.DATABASE_URL
     prefix = "sqlite:///"
-    if url.startswith(prefix) and not url[len(prefix):].startswith("/"):
-        return prefix + str(Path(root).resolve() / url[len(prefix):])
+    if url.startswith(prefix) and not url[len(prefix) :].startswith("/"):
+        return prefix + str(Path(root).resolve() / url[len(prefix) :])
     return url
 
 

@@ -1,11 +1,12 @@
 """The course data: the Chapter 11 model (`sequence-v1.json`) and the book values (`expected.json`)."""
+
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
-from dataclasses import dataclass
 from typing import Any
 
 import sympy as sp

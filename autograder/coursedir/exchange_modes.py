@@ -6,6 +6,7 @@ nbgrader's release_feedback copies each page with its mode (`shutil.copy`) into 
 so a page the course keeps private (`0600`, `autograder.coursedir.privacy`) would reach no student.
 `ReleaseFeedback` gives the pages it released nbgrader's default mode, `0644`.
 """
+
 from __future__ import annotations
 
 import os

@@ -21,14 +21,24 @@ so a gradebook deleted or replaced under a running process (a restored backup) i
 nbgrader and never written through a connection to the old file. An SQLite database in memory (which
 nbgrader's gradebook starts empty each time) or at a relative path is not kept.
 """
+
 from __future__ import annotations
 
 import functools
 import os
 
 from nbgrader import api
-from nbgrader.api import (BaseCell, Comment, Grade, Gradebook, GradeCell, MissingEntry, SolutionCell, SourceCell,
-                          TaskCell)
+from nbgrader.api import (
+    BaseCell,
+    Comment,
+    Grade,
+    Gradebook,
+    GradeCell,
+    MissingEntry,
+    SolutionCell,
+    SourceCell,
+    TaskCell,
+)
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import scoped_session, sessionmaker
 
@@ -91,7 +101,7 @@ class CourseGradebook(Gradebook):
                 self._kept = False
                 return
             self._kept = True
-            for old in [k for k in _ENGINES if k[:2] == key[:2]] + list(_ENGINES)[:max(0, len(_ENGINES) + 1 - KEEP)]:
+            for old in [k for k in _ENGINES if k[:2] == key[:2]] + list(_ENGINES)[: max(0, len(_ENGINES) + 1 - KEEP)]:
                 if old in _ENGINES:  # this URL's engine on a file since replaced, or the oldest of too many
                     _ENGINES.pop(old).dispose()
             _ENGINES[key] = self.engine
@@ -124,9 +134,11 @@ class CourseGradebook(Gradebook):
 
     def cells(self, kind: type, notebook: str, assignment: str) -> dict:
         """name -> cell of `kind` (GradeCell, SolutionCell, TaskCell or SourceCell) of the released notebook."""
+
         def load():
             notebook_id = self.find_notebook(notebook, assignment).id
             return {cell.name: cell for cell in self.db.query(kind).filter(kind.notebook_id == notebook_id)}
+
         return self._rows((kind.__name__, notebook, assignment), load)
 
     def find_notebook(self, name: str, assignment: str):
@@ -147,14 +159,19 @@ class CourseGradebook(Gradebook):
 
     def _submitted(self, entity: type, kinds: tuple, notebook: str, assignment: str, student: str) -> dict:
         """name -> the student's `entity` (Grade or Comment) rows of the notebook, of cells of `kinds` in that order of preference."""
+
         def load():
             submitted = self.find_submission_notebook(notebook, assignment, student).id
-            rows = (self.db.query(entity, BaseCell.name, BaseCell.type).join(BaseCell, BaseCell.id == entity.cell_id)
-                    .filter(entity.notebook_id == submitted, BaseCell.type.in_([kind.__name__ for kind in kinds])))
+            rows = (
+                self.db.query(entity, BaseCell.name, BaseCell.type)
+                .join(BaseCell, BaseCell.id == entity.cell_id)
+                .filter(entity.notebook_id == submitted, BaseCell.type.in_([kind.__name__ for kind in kinds]))
+            )
             found: dict = {}
             for row, name, kind in sorted(rows, key=lambda r: [k.__name__ for k in kinds].index(r[2])):
                 found.setdefault(name, row)
             return found
+
         return self._rows((entity.__name__, notebook, assignment, student), load)
 
     def find_grade(self, grade_cell: str, notebook: str, assignment: str, student: str):

@@ -11,6 +11,7 @@ is handed in now (`is_graded`): the same bytes (the ledger's digest), graded by 
 The grader's version is a digest of what makes a grade: each assignment's folder (its checks,
 references, catalogue and notebook) and the settings that change points, cases or penalties.
 """
+
 from __future__ import annotations
 
 import hashlib

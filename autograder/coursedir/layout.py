@@ -4,6 +4,7 @@ A course root holds `course_config.py` and `nbgrader_config.py`; nbgrader's fold
 `source/<a>/`, `release/<a>/`, `submitted/<student>/<a>/`, `autograded/<student>/<a>/`,
 `feedback/<student>/<a>/`, and the course's own `exports/`, `reports/` and `exchange/`.
 """
+
 from __future__ import annotations
 
 import json
@@ -11,6 +12,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+
 from . import config
 from .settings import Settings
 
@@ -38,8 +40,10 @@ class FailedAttempt:
 
     def write(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({"reason": self.reason, "refused": self.refused, "transient": self.transient}) + "\n",
-                        encoding="utf-8")
+        path.write_text(
+            json.dumps({"reason": self.reason, "refused": self.refused, "transient": self.transient}) + "\n",
+            encoding="utf-8",
+        )
 
     @classmethod
     def read(cls, path: Path) -> "FailedAttempt | None":
@@ -66,7 +70,9 @@ class Course:
         for folder in (here, *here.parents):
             if (folder / "course_config.py").is_file():
                 return cls(folder)
-        raise CourseNotFound(f"no course_config.py in {here} or any folder above it: run from a course root, or pass --root")
+        raise CourseNotFound(
+            f"no course_config.py in {here} or any folder above it: run from a course root, or pass --root"
+        )
 
     @classmethod
     def at(cls, root: str | os.PathLike) -> "Course":

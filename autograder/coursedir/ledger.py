@@ -17,6 +17,7 @@ latest for a student and assignment holds, a revoked one has no `until`), the gr
 (`autograder.term.history`), the scores of earlier attempts (for "counts": "best"), and which
 students grading created (so that the roster check of zip_collect waits for a real roster).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -28,8 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nbgrader.utils import parse_utc
-from sqlalchemy import (Boolean, Column, Float, Integer, MetaData, String, Table, Text, and_, event,
-                        insert, select)
+from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text, and_, event, insert, select
 
 from .gradebook import CourseGradebook
 
@@ -43,7 +43,8 @@ STAMP_LAG = dt.timedelta(milliseconds=10)
 
 METADATA = MetaData()
 RECEIPTS = Table(
-    "course_receipts", METADATA,
+    "course_receipts",
+    METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("assignment", String(128), nullable=False, index=True),
     Column("student", String(128), nullable=False, index=True),
@@ -53,12 +54,15 @@ RECEIPTS = Table(
     Column("files", Text, nullable=False),  # JSON {file name: sha256}
     Column("source", String(16), nullable=False),
     Column("claimed", String(128), nullable=True),  # what the hand-in said of its own time, where it differs
-    Column("timed", Boolean, nullable=False, default=True),  # `received` is when it was handed in, not when it was collected
+    Column(
+        "timed", Boolean, nullable=False, default=True
+    ),  # `received` is when it was handed in, not when it was collected
     Column("late_flag", Boolean, nullable=False, default=False),  # the LMS marked it late (Canvas's LATE_)
     Column("origin", Text, nullable=False, default=""),  # the inbound folder or downloaded file
 )
 EXTENSIONS = Table(
-    "course_extensions", METADATA,
+    "course_extensions",
+    METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("assignment", String(128), nullable=False),
     Column("student", String(128), nullable=False),
@@ -67,7 +71,8 @@ EXTENSIONS = Table(
     Column("granted", String(40), nullable=False),
 )
 ATTEMPT_SCORES = Table(
-    "course_attempt_scores", METADATA,
+    "course_attempt_scores",
+    METADATA,
     Column("assignment", String(128), primary_key=True),
     Column("student", String(128), primary_key=True),
     Column("attempt", Integer, primary_key=True),
@@ -76,11 +81,13 @@ ATTEMPT_SCORES = Table(
     Column("penalty", Float, nullable=False),
 )
 GRADING_CREATED = Table(
-    "course_grading_created", METADATA,
+    "course_grading_created",
+    METADATA,
     Column("student", String(128), primary_key=True),
 )
 HISTORY = Table(
-    "course_grade_history", METADATA,
+    "course_grade_history",
+    METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("at", String(40), nullable=False),
     Column("action", String(16), nullable=False),  # regrade, extend, revert
@@ -88,8 +95,10 @@ HISTORY = Table(
     Column("grader", String(64), nullable=False),  # digest of the assignments' specs
     Column("changes", Text, nullable=False),  # JSON list of `autograder.term.history.Change`
 )
-_IMMUTABLE = ("CREATE TRIGGER IF NOT EXISTS course_receipts_{op} BEFORE {op} ON course_receipts "
-              "BEGIN SELECT RAISE(ABORT, 'the submission ledger is append-only'); END")
+_IMMUTABLE = (
+    "CREATE TRIGGER IF NOT EXISTS course_receipts_{op} BEFORE {op} ON course_receipts "
+    "BEGIN SELECT RAISE(ABORT, 'the submission ledger is append-only'); END"
+)
 
 
 @event.listens_for(METADATA, "after_create")
@@ -134,8 +143,20 @@ class Receipt:
 
     @classmethod
     def of(cls, row) -> "Receipt":
-        return cls(row.id, row.assignment, row.student, parse(row.received), row.attempt, row.digest,
-                   json.loads(row.files), row.source, row.claimed, bool(row.timed), bool(row.late_flag), row.origin or "")
+        return cls(
+            row.id,
+            row.assignment,
+            row.student,
+            parse(row.received),
+            row.attempt,
+            row.digest,
+            json.loads(row.files),
+            row.source,
+            row.claimed,
+            bool(row.timed),
+            bool(row.late_flag),
+            row.origin or "",
+        )
 
 
 @dataclass(frozen=True)
@@ -240,8 +261,19 @@ class Ledger:
         with self.engine.connect() as connection:
             return [Receipt.of(row) for row in connection.execute(query)]
 
-    def receive(self, assignment: str, student: str, folder: Path, *, source: str, received: dt.datetime | None = None,
-                claimed: str | None = None, timed: bool = True, late_flag: bool = False, origin: str = "") -> Receipt:
+    def receive(
+        self,
+        assignment: str,
+        student: str,
+        folder: Path,
+        *,
+        source: str,
+        received: dt.datetime | None = None,
+        claimed: str | None = None,
+        timed: bool = True,
+        late_flag: bool = False,
+        origin: str = "",
+    ) -> Receipt:
         """Record the hand-in now in `folder` (its bytes: `handed_in`), unless the latest receipt of
         the student's assignment holds the very same bytes; the receipt of those bytes either way.
         Without `received`, the time is `folder`'s own (`changed_at`), taken after its bytes were read."""
@@ -251,19 +283,43 @@ class Ledger:
         whole = digest(files)
         received = received or changed_at(folder)
         with self.engine.begin() as connection:
-            rows = connection.execute(select(RECEIPTS).where(and_(RECEIPTS.c.assignment == assignment,
-                                                                 RECEIPTS.c.student == student))
-                                      .order_by(RECEIPTS.c.id)).all()
+            rows = connection.execute(
+                select(RECEIPTS)
+                .where(and_(RECEIPTS.c.assignment == assignment, RECEIPTS.c.student == student))
+                .order_by(RECEIPTS.c.id)
+            ).all()
             if rows and rows[-1].digest == whole:
                 return Receipt.of(rows[-1])
             earlier = next((row.attempt for row in rows if row.digest == whole), None)
             attempt = earlier or 1 + max((row.attempt for row in rows), default=0)
-            values = dict(assignment=assignment, student=student, received=iso(received), attempt=attempt, digest=whole,
-                          files=json.dumps(files, sort_keys=True), source=source,
-                          claimed=_differs(claimed, received), timed=timed, late_flag=late_flag, origin=origin[:1000])
+            values = dict(
+                assignment=assignment,
+                student=student,
+                received=iso(received),
+                attempt=attempt,
+                digest=whole,
+                files=json.dumps(files, sort_keys=True),
+                source=source,
+                claimed=_differs(claimed, received),
+                timed=timed,
+                late_flag=late_flag,
+                origin=origin[:1000],
+            )
             key = connection.execute(insert(RECEIPTS).values(**values)).inserted_primary_key[0]
-        return Receipt(key, assignment, student, received, attempt, whole, files, source, values["claimed"], timed,
-                       late_flag, values["origin"])
+        return Receipt(
+            key,
+            assignment,
+            student,
+            received,
+            attempt,
+            whole,
+            files,
+            source,
+            values["claimed"],
+            timed,
+            late_flag,
+            values["origin"],
+        )
 
     def current(self, assignment: str, student: str, folder: Path) -> Receipt | None:
         """The receipt of the bytes now in `folder`, the latest with them; None when none holds them."""
@@ -281,8 +337,15 @@ class Ledger:
         """Record an extension to `until` (None revokes the one in force)."""
         granted = now()
         with self.engine.begin() as connection:
-            connection.execute(insert(EXTENSIONS).values(assignment=assignment, student=student, reason=reason,
-                                                         until=iso(until) if until else None, granted=iso(granted)))
+            connection.execute(
+                insert(EXTENSIONS).values(
+                    assignment=assignment,
+                    student=student,
+                    reason=reason,
+                    until=iso(until) if until else None,
+                    granted=iso(granted),
+                )
+            )
         return Extension(assignment, student, until, reason, granted)
 
     def extensions(self) -> dict[tuple[str, str], Extension]:
@@ -290,24 +353,41 @@ class Ledger:
         with self.engine.connect() as connection:
             rows = connection.execute(select(EXTENSIONS).order_by(EXTENSIONS.c.id)).all()
         latest = {(row.assignment, row.student): row for row in rows}
-        return {key: Extension(row.assignment, row.student, parse(row.until), row.reason, parse(row.granted))
-                for key, row in latest.items() if row.until}
+        return {
+            key: Extension(row.assignment, row.student, parse(row.until), row.reason, parse(row.granted))
+            for key, row in latest.items()
+            if row.until
+        }
 
     # attempts' scores
 
-    def record_score(self, assignment: str, student: str, attempt: int, raw: float, maximum: float, penalty: float) -> None:
+    def record_score(
+        self, assignment: str, student: str, attempt: int, raw: float, maximum: float, penalty: float
+    ) -> None:
         with self.engine.begin() as connection:
-            connection.execute(ATTEMPT_SCORES.delete().where(and_(ATTEMPT_SCORES.c.assignment == assignment,
-                                                                  ATTEMPT_SCORES.c.student == student,
-                                                                  ATTEMPT_SCORES.c.attempt == attempt)))
-            connection.execute(insert(ATTEMPT_SCORES).values(assignment=assignment, student=student, attempt=attempt,
-                                                             raw=raw, max=maximum, penalty=penalty))
+            connection.execute(
+                ATTEMPT_SCORES.delete().where(
+                    and_(
+                        ATTEMPT_SCORES.c.assignment == assignment,
+                        ATTEMPT_SCORES.c.student == student,
+                        ATTEMPT_SCORES.c.attempt == attempt,
+                    )
+                )
+            )
+            connection.execute(
+                insert(ATTEMPT_SCORES).values(
+                    assignment=assignment, student=student, attempt=attempt, raw=raw, max=maximum, penalty=penalty
+                )
+            )
 
     def scores(self, assignment: str, student: str) -> dict[int, tuple[float, float, float]]:
         """attempt -> (raw, max, penalty) as last graded."""
         with self.engine.connect() as connection:
-            rows = connection.execute(select(ATTEMPT_SCORES).where(and_(ATTEMPT_SCORES.c.assignment == assignment,
-                                                                        ATTEMPT_SCORES.c.student == student)))
+            rows = connection.execute(
+                select(ATTEMPT_SCORES).where(
+                    and_(ATTEMPT_SCORES.c.assignment == assignment, ATTEMPT_SCORES.c.student == student)
+                )
+            )
             return {row.attempt: (row.raw, row.max, row.penalty) for row in rows}
 
     # students grading created

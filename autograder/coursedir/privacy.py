@@ -14,6 +14,7 @@ The student kit is the public half: it is installed readable by all (`autograder
 `python -m autograder.coursedir.privacy` prints, once per install (the Makefile runs it), what to do
 about a checkout that other users can read: its solutions and the instructor package are in it.
 """
+
 from __future__ import annotations
 
 import grp
@@ -44,8 +45,10 @@ def ta_gid(settings: Settings) -> int | None:
     try:
         return grp.getgrnam(settings.TA_GROUP).gr_gid
     except KeyError:
-        raise Exposed(f"course_config.py: TA_GROUP is {settings.TA_GROUP!r}, which is no group of this host "
-                      "(getent group lists them); empty: the instructor's account alone") from None
+        raise Exposed(
+            f"course_config.py: TA_GROUP is {settings.TA_GROUP!r}, which is no group of this host "
+            "(getent group lists them); empty: the instructor's account alone"
+        ) from None
 
 
 def is_open(info: os.stat_result, gid: int | None) -> bool:
@@ -60,7 +63,7 @@ def kept(root: Path, settings: Settings) -> list[Path]:
     paths = [root, *(root / name for name in KEPT)]
     url = config.database_url(root, settings)
     if url.startswith("sqlite:///"):
-        paths.append(Path(url[len("sqlite:///"):]))
+        paths.append(Path(url[len("sqlite:///") :]))
     if not (config.REPO_ROOT / ".git").exists():
         paths.append(config.PACKAGE)
     return paths
@@ -98,18 +101,22 @@ def enter(root: str | os.PathLike, settings: Settings) -> None:
     found = exposed(root, settings)
     if found:
         shown = ", ".join(f"{path} ({stat.filemode(mode)})" for path, mode in found)
-        raise Exposed(f"other users can read or enter what the course keeps: {shown}; make it private with "
-                      f"`{remedy([path for path, _ in found], root, settings)}` (or set SHARED_HOST = False in "
-                      f"course_config.py where this host has no other users)")
+        raise Exposed(
+            f"other users can read or enter what the course keeps: {shown}; make it private with "
+            f"`{remedy([path for path, _ in found], root, settings)}` (or set SHARED_HOST = False in "
+            f"course_config.py where this host has no other users)"
+        )
 
 
 def checkout_note(checkout: Path = config.REPO_ROOT) -> str | None:
     """What to do about a checkout of the course that other users can enter, or None."""
     if not (checkout / ".git").exists() or not is_open(os.stat(checkout), None):
         return None
-    return (f"note: {checkout} is open to other users ({stat.filemode(os.stat(checkout).st_mode)}): it holds the "
-            f"solutions and the instructor package. On a host with other users run `chmod -R go-rwx {shlex.quote(str(checkout))}` "
-            f"before grading there (the demo's and the tests' courses are private already).")
+    return (
+        f"note: {checkout} is open to other users ({stat.filemode(os.stat(checkout).st_mode)}): it holds the "
+        f"solutions and the instructor package. On a host with other users run `chmod -R go-rwx {shlex.quote(str(checkout))}` "
+        f"before grading there (the demo's and the tests' courses are private already)."
+    )
 
 
 if __name__ == "__main__":

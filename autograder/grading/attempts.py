@@ -10,6 +10,7 @@ cases, not even from the instructor package.
 The secret is `course_secret` in the course root: created by the first release, never committed
 (`.gitignore`), never in the kit, never in a runner's view.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -50,13 +51,17 @@ def read_secret(root: str | os.PathLike) -> bytes:
         with open(path, "rb", opener=lambda name, flags: os.open(name, flags | os.O_NOFOLLOW)) as file:
             info = os.fstat(file.fileno())
             if privacy.is_open(info, None) and _shared(config.load(root), info):
-                raise NoSecret(f"{path} can be read by other users, who could compute every hidden case from it: "
-                               f"`chmod 600 {shlex.quote(str(path))}` (or set SHARED_HOST = False in course_config.py where this host has "
-                               "no other users)")
+                raise NoSecret(
+                    f"{path} can be read by other users, who could compute every hidden case from it: "
+                    f"`chmod 600 {shlex.quote(str(path))}` (or set SHARED_HOST = False in course_config.py where this host has "
+                    "no other users)"
+                )
             value = file.read().strip()
     except FileNotFoundError:
-        raise NoSecret(f"no course secret at {path}: `python -m autograder release` (or `nbgrader generate_assignment`) makes one "
-                       "(hidden cases are drawn from it, so keep it out of git and the kit)") from None
+        raise NoSecret(
+            f"no course secret at {path}: `python -m autograder release` (or `nbgrader generate_assignment`) makes one "
+            "(hidden cases are drawn from it, so keep it out of git and the kit)"
+        ) from None
     if len(value) < 32:
         raise NoSecret(f"{path} is too short to be a course secret ({len(value)} bytes, at least 32)")
     return value
@@ -79,5 +84,7 @@ class Attempt:
 
     def seed(self, assignment: str, check: str) -> int:
         """The 64-bit seed of this attempt's hidden cases of one check."""
-        message = "\x1f".join((assignment, check, self.student, str(self.number), self.digest)).encode("utf-8", "surrogatepass")
+        message = "\x1f".join((assignment, check, self.student, str(self.number), self.digest)).encode(
+            "utf-8", "surrogatepass"
+        )
         return int.from_bytes(hmac.new(self.secret, message, hashlib.sha256).digest()[:8], "big")

@@ -4,6 +4,7 @@ A check is named like the function (or exercise) it grades; that name is also th
 grade id, the key of its points, and the `function` of its mistakes. The kit (`rnnkit`) holds the
 public half: the cases' comparison, the report and the self-check.
 """
+
 from __future__ import annotations
 
 import copy
@@ -16,15 +17,16 @@ from functools import lru_cache
 from typing import Any, Callable
 
 import numpy as np
+
 from rnnkit import messages
 from rnnkit.checking import Case, Report, Rules, run_cases
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS
 
-from . import catalogue
+from ..vocabulary import catalogue
+from ..vocabulary.spec import Assignment, Check
 from .attempts import Attempt
 from .result import Trace, stored
-from .spec import Assignment, Check
 
 
 def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
@@ -32,7 +34,9 @@ def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
-            return CALLS[check.call](entry.namespace()[check.name], copy.deepcopy(case.args), copy.deepcopy(case.kwargs))
+            return CALLS[check.call](
+                entry.namespace()[check.name], copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
+            )
     except Exception:
         return None
 
@@ -41,9 +45,13 @@ def diagnose(spec: Assignment, check: Check, got: Any, case: Case, wrong: Callab
     """The catalogued mistakes whose output on `case` equals the student's: the check's own, and a
     mistake of a function it calls only where `wrong(function)`, the student's version of it failing
     its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
-    return tuple(entry.id for entry in spec.for_check(check.name)
-                 if (output := mistaken_output(entry, check, case)) is not None and compare(got, output, rtol=check.rtol).ok
-                 and (entry.function == check.name or wrong(entry.function)))
+    return tuple(
+        entry.id
+        for entry in spec.for_check(check.name)
+        if (output := mistaken_output(entry, check, case)) is not None
+        and compare(got, output, rtol=check.rtol).ok
+        and (entry.function == check.name or wrong(entry.function))
+    )
 
 
 #: The submission's function of a name, called as a check calls it (`Check.call`), or None.
@@ -71,9 +79,18 @@ def public_cases(check: Check, *, labelled: bool = True) -> list[tuple[Case, boo
     """The book's cases with their expected values (the same for every student: computed once per
     process; the inputs handed out as copies), labelled for messages in the course language unless
     `labelled` is False (the kit stores the bare labels and labels them where it runs)."""
-    return [(Case(copy.deepcopy(case.args), copy.deepcopy(case.kwargs),
-                  messages.text("check.case_public", label=messages.case_label(case.label)) if labelled else case.label), public, expected)
-            for case, public, expected in _public_cases(check)]
+    return [
+        (
+            Case(
+                copy.deepcopy(case.args),
+                copy.deepcopy(case.kwargs),
+                messages.text("check.case_public", label=messages.case_label(case.label)) if labelled else case.label,
+            ),
+            public,
+            expected,
+        )
+        for case, public, expected in _public_cases(check)
+    ]
 
 
 @lru_cache(maxsize=None)
@@ -84,17 +101,22 @@ def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
 @lru_cache(maxsize=None)
 def _public_keys(check: Check) -> frozenset[str]:
     """The inputs and the answers of the check's public cases (`inputs_key`, `value_key`)."""
-    return frozenset(key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected)))
+    return frozenset(
+        key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))
+    )
 
 
 def value_key(value: Any) -> str:
     """A value by what it holds, whatever holds it (arrays and lists, tuples, Fractions and floats
     alike), to tell a draw that repeats a public case's inputs or answer."""
+
     def canonical(value):
         if isinstance(value, np.ndarray):
             return canonical(value.tolist())
         if isinstance(value, (list, tuple, set, frozenset)):
-            return [canonical(item) for item in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)]
+            return [
+                canonical(item) for item in (sorted(value, key=repr) if isinstance(value, (set, frozenset)) else value)
+            ]
         if isinstance(value, dict):
             return sorted((str(key), canonical(item)) for key, item in value.items())
         if value is None or isinstance(value, (bool, str)):
@@ -152,12 +174,18 @@ def hidden_draws(spec: Assignment, check: Check, attempt: Attempt, count: int, m
             ):
                 break
         else:
-            raise RuntimeError(f"{check.name}: no draw {f'of branch {branch} ' if branch else ''}separates every mistake after {max_tries} tries")
-        draws.append(Draw(Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), expected, branch))
+            raise RuntimeError(
+                f"{check.name}: no draw {f'of branch {branch} ' if branch else ''}separates every mistake after {max_tries} tries"
+            )
+        draws.append(
+            Draw(Case(case.args, case.kwargs, messages.text("check.case_hidden", index=index + 1)), expected, branch)
+        )
     return draws
 
 
-def hidden_cases(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200) -> list[tuple[Case, bool, Any]]:
+def hidden_cases(
+    spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int = 200
+) -> list[tuple[Case, bool, Any]]:
     """The (case, public=False, expected) of `hidden_draws`, as `rnnkit.checking.run_cases` takes them."""
     return [(draw.case, False, draw.expected) for draw in hidden_draws(spec, check, attempt, count, max_tries)]
 
@@ -191,20 +219,42 @@ def drawn(draw: Draw, params: tuple[str, ...]) -> dict[str, float | str]:
 def unshown_branches(check: Check) -> list:
     """The check's branches that no public case shows (`Branch.holds` on none), in spec order."""
     public = _public_cases(check)
-    return [branch for branch in check.branches if not any(branch.holds(case, expected) for case, _, expected in public)]
+    return [
+        branch for branch in check.branches if not any(branch.holds(case, expected) for case, _, expected in public)
+    ]
 
 
-def grade(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,
-          functions: Functions | None = None) -> Report:
+def grade(
+    spec: Assignment,
+    check: Check,
+    fn: Callable,
+    *,
+    attempt: Attempt,
+    hidden: int,
+    timeout: float,
+    points: float,
+    functions: Functions | None = None,
+) -> Report:
     """Run `check` on the student's `fn`: the book's public cases, then `hidden` cases of this attempt,
     with the catalogue's diagnosis (`diagnose`, named as `rnnkit.checking.named` says) and the check's
     probes. The points come from the hidden cases alone (`rnnkit.checking.Report.score`). `functions`
     gives the submission's other functions (default: those `fn` sees beside it)."""
-    return grade_traced(spec, check, fn, attempt=attempt, hidden=hidden, timeout=timeout, points=points, functions=functions)[0]
+    return grade_traced(
+        spec, check, fn, attempt=attempt, hidden=hidden, timeout=timeout, points=points, functions=functions
+    )[0]
 
 
-def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attempt, hidden: int, timeout: float, points: float,
-                 functions: Functions | None = None) -> tuple[Report, dict[str, Trace]]:
+def grade_traced(
+    spec: Assignment,
+    check: Check,
+    fn: Callable,
+    *,
+    attempt: Attempt,
+    hidden: int,
+    timeout: float,
+    points: float,
+    functions: Functions | None = None,
+) -> tuple[Report, dict[str, Trace]]:
     """`grade`, and by hidden case label what the result keeps of it (`result.Trace`: `drawn`, the
     expected value and, where it was a wrong value, the student's, both `result.stored`)."""
     draws = hidden_draws(spec, check, attempt, hidden)
@@ -217,8 +267,24 @@ def grade_traced(spec: Assignment, check: Check, fn: Callable, *, attempt: Attem
         got[case.label] = value
         return diagnose(spec, check, value, case, wrong)
 
-    report = run_cases(spec.name, check.name, fn, cases, called_here(check.rules, fn), points=points, timeout=timeout,
-                       diagnose=diagnosed, probes=check.probes, params=check.params)
-    traces = {draw.case.label: Trace(drawn(draw, check.params), stored(draw.expected), stored(got[draw.case.label]) if draw.case.label in got else None)
-              for draw in draws}
+    report = run_cases(
+        spec.name,
+        check.name,
+        fn,
+        cases,
+        called_here(check.rules, fn),
+        points=points,
+        timeout=timeout,
+        diagnose=diagnosed,
+        probes=check.probes,
+        params=check.params,
+    )
+    traces = {
+        draw.case.label: Trace(
+            drawn(draw, check.params),
+            stored(draw.expected),
+            stored(got[draw.case.label]) if draw.case.label in got else None,
+        )
+        for draw in draws
+    }
     return report, traces

@@ -3,6 +3,7 @@ that join, or that a nanny starts again, while the run lasts included; and the l
 scheduler and workers, which open no HTTP port (`HttplessScheduler`, `HttplessWorker`). Imported only
 by a run on Dask (`autograder.grading.runners.OnDask`): importing Dask costs every other command its
 start-up."""
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -10,6 +10,7 @@ their functions return reach a grade. A crash, a loop or a killed runner costs t
 a runner that cannot start, or a zygote without the isolation this machine gives
 (`autograder.sandbox.zygote.RunnerBroken`), costs the student nothing: the submission is not graded.
 """
+
 from __future__ import annotations
 
 import functools
@@ -27,16 +28,16 @@ from rnnkit import messages
 from rnnkit.selfcheck import SummaryItem, summary_lines
 
 from ..assignments import get
-from ..coursedir.ledger import Ledger
 from ..coursedir.layout import Course
+from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
 from ..sandbox.session import Session
 from ..sandbox.zygote import zygote_channel
+from ..vocabulary.spec import SUMMARY
 from . import figures
 from .attempts import Attempt, read_secret
 from .checks import grade_traced
 from .result import RESULT_KEY, GradeResult
-from .spec import SUMMARY
 
 
 class NoReceipt(RuntimeError):
@@ -52,8 +53,10 @@ def isolation_in_force(found: str | None, unsandboxed: bool, refusal: str | None
     the machine refused (`refusal`, `rnnkit.jail.refusal()`), where it gives no isolation (`found`
     None) and `unsandboxed` was not given."""
     if found is None and not unsandboxed:
-        raise SandboxUnavailable(f"this machine gives no sandbox for student code{': ' + refusal if refusal else ''}; "
-                                 "refusing to autograde - pass --unsandboxed to grade anyway")
+        raise SandboxUnavailable(
+            f"this machine gives no sandbox for student code{': ' + refusal if refusal else ''}; "
+            "refusing to autograde - pass --unsandboxed to grade anyway"
+        )
     return found or "none (unsandboxed: rlimits and a session of its own only)"
 
 
@@ -62,11 +65,18 @@ class TrustedExecute(NbGraderPreprocessor):
     limits (`settings`); the runner speaks the language this grader speaks (the course language
     its exporter speaks: `autograder.pipeline.CourseExporter`)."""
 
-    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the limits of student code "
-                                               "(`Settings.limits`), the hidden cases drawn, the course id.").tag(config=True)
+    settings = Instance(
+        Settings,
+        kw={},
+        help="The course's settings (course_config.py): the limits of student code "
+        "(`Settings.limits`), the hidden cases drawn, the course id.",
+    ).tag(config=True)
     course_root = Unicode("", help="The course root (where the course secret is).").tag(config=True)
-    unsandboxed = Bool(False, help="Grade even where this machine gives no isolation (student code then runs with "
-                                   "only rlimits and its own session).").tag(config=True)
+    unsandboxed = Bool(
+        False,
+        help="Grade even where this machine gives no isolation (student code then runs with "
+        "only rlimits and its own session).",
+    ).tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         spec = get(resources["nbgrader"]["assignment"])
@@ -86,10 +96,22 @@ class TrustedExecute(NbGraderPreprocessor):
                 if grade_id in checks:
                     cell.outputs = self._grade(spec, cell, session, attempt, count, right)
                 elif grade_id == SUMMARY:
-                    points = {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0)) for c in nb.cells
-                              if c.metadata.get("nbgrader", {}).get("grade")}  # from the gradebook (sanitize.RestoreCellMetadata)
-                    text = "\n".join(summary_lines({c.name: points.get(c.name, spec.points(c.name)) for c in spec.graded}, right,
-                                                   {a.name: points.get(a.name, spec.points(a.name)) for a in spec.written}, graded=True)) + "\n"
+                    points = {
+                        c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points", 0))
+                        for c in nb.cells
+                        if c.metadata.get("nbgrader", {}).get("grade")
+                    }  # from the gradebook (sanitize.RestoreCellMetadata)
+                    text = (
+                        "\n".join(
+                            summary_lines(
+                                {c.name: points.get(c.name, spec.points(c.name)) for c in spec.graded},
+                                right,
+                                {a.name: points.get(a.name, spec.points(a.name)) for a in spec.written},
+                                graded=True,
+                            )
+                        )
+                        + "\n"
+                    )
                     cell.outputs = [_stream(text)]
                 else:
                     cell.outputs = session.run_cell(cell.source)
@@ -102,10 +124,13 @@ class TrustedExecute(NbGraderPreprocessor):
         about = resources["nbgrader"]
         course = Course(Path(self.course_root))
         receipt = Ledger(about["db_url"], self.settings.COURSE_ID).current(
-            about["assignment"], about["student"], course.submitted(about["student"], about["assignment"]))
+            about["assignment"], about["student"], course.submitted(about["student"], about["assignment"])
+        )
         if receipt is None:
-            raise NoReceipt(f"{about['assignment']} of {about['student']} has no receipt in the ledger: "
-                            "grade it with `python -m autograder autograde` or `nbgrader autograde`")
+            raise NoReceipt(
+                f"{about['assignment']} of {about['student']} has no receipt in the ledger: "
+                "grade it with `python -m autograder autograde` or `nbgrader autograde`"
+            )
         return Attempt(read_secret(self.course_root), about["student"], receipt.attempt, receipt.digest)
 
     def _grade(self, spec, cell, session: Session, attempt: Attempt, count: int, right: dict[str, SummaryItem]) -> list:
@@ -113,20 +138,42 @@ class TrustedExecute(NbGraderPreprocessor):
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
             check = spec.check(name)
-            report, traces = grade_traced(spec, check, session.function(name, call=check.call), attempt=attempt,
-                           hidden=self.settings.HIDDEN_CASES, timeout=0, points=points,
-                           functions=lambda other, call: session.function(other, call=call))
+            report, traces = grade_traced(
+                spec,
+                check,
+                session.function(name, call=check.call),
+                attempt=attempt,
+                hidden=self.settings.HIDDEN_CASES,
+                timeout=0,
+                points=points,
+                functions=lambda other, call: session.function(other, call=call),
+            )
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
             right[name] = SummaryItem(False, 0, 0, points, 0.0)
-            return [nbformat.v4.new_output("error", ename="GradingError", evalue=messages.text("check.grader_failed", name=name),
-                                           traceback=[]),
-                    nbformat.v4.new_output("execute_result", data={"text/plain": "0.0"},
-                                           metadata={RESULT_KEY: GradeResult(name, 0.0, points).to_json()}, execution_count=count)]
+            return [
+                nbformat.v4.new_output(
+                    "error", ename="GradingError", evalue=messages.text("check.grader_failed", name=name), traceback=[]
+                ),
+                nbformat.v4.new_output(
+                    "execute_result",
+                    data={"text/plain": "0.0"},
+                    metadata={RESULT_KEY: GradeResult(name, 0.0, points).to_json()},
+                    execution_count=count,
+                ),
+            ]
         right[name] = SummaryItem.of(report, graded=True)
-        return [_stream("\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
-                nbformat.from_dict({"output_type": "execute_result", "data": {"text/plain": repr(report.score)},
-                                    "metadata": {RESULT_KEY: GradeResult.of(report, points, traces).to_json()}, "execution_count": count})]
+        return [
+            _stream("\n".join(report.lines(graded=True, show_hidden=True)) + "\n"),
+            nbformat.from_dict(
+                {
+                    "output_type": "execute_result",
+                    "data": {"text/plain": repr(report.score)},
+                    "metadata": {RESULT_KEY: GradeResult.of(report, points, traces).to_json()},
+                    "execution_count": count,
+                }
+            ),
+        ]
 
 
 def _stream(text: str) -> nbformat.NotebookNode:
@@ -143,20 +190,6 @@ def _grade_id(cell: nbformat.NotebookNode) -> str | None:
 def _graded(spec) -> set[str]:
     """The grade ids of the cells the grader scores (the graded checks); the summary is the grader's too."""
     return {check.name for check in spec.checks if check.graded}
-
-
-def record_figures(root: Path, name: str) -> Path:
-    """Run the source notebook of `name` (the reference solution) in a runner, every cell that a
-    submission's runner runs, and keep the PNG of each figure it draws (`autograder.grading.figures`)."""
-    spec, course = get(name), Course(Path(root))
-    notebook = nbformat.read(figures.source_notebook(root, name), as_version=4)
-    graders = _graded(spec) | {SUMMARY}  # the cells whose outputs the grader writes
-    drawn: dict[str, str] = {}
-    with Session(course.release(name), course.settings.limits, messages.language()) as session:
-        for cell in notebook.cells:
-            if cell.cell_type == "code" and _grade_id(cell) not in graders:
-                session.run_cell(cell.source, drawn)
-    return figures.save(root, name, drawn)
 
 
 class CheckCellMetadata(NbGraderPreprocessor):
@@ -191,9 +224,13 @@ class _SchemaChecked(BaseMetadataValidator):
             return
         schema = cell.metadata["nbgrader"].get("schema_version", 0)
         if schema < self.schema_version:
-            raise SchemaTooOldError(f"Outdated schema version: {schema} (expected {self.schema_version})", schema, self.schema_version)
+            raise SchemaTooOldError(
+                f"Outdated schema version: {schema} (expected {self.schema_version})", schema, self.schema_version
+            )
         if schema > self.schema_version:
-            raise SchemaTooNewError(f"Schema version is too new: {schema} (expected {self.schema_version})", schema, self.schema_version)
+            raise SchemaTooNewError(
+                f"Schema version is too new: {schema} (expected {self.schema_version})", schema, self.schema_version
+            )
         error = jsonschema.exceptions.best_match(self._schema_validator.iter_errors(cell.metadata["nbgrader"]))
         if error is not None:
             raise error

@@ -1,12 +1,13 @@
 """The figures of the reference run, kept in the course root: each assignment's PNGs by key.
 
-`release` runs the source notebook (the reference solution) in a runner once and keeps the PNG of
-every figure it draws under that figure's key (`rnnkit.figures`), in
+`release` runs the source notebook (the reference solution) in a runner once (`record`) and keeps
+the PNG of every figure it draws under that figure's key (`rnnkit.figures`), in
 `.cache/figures/<assignment>.json` with the SHA-256 of the source notebook it came from. At
 grading, a runner is told those keys: a submission that draws the same figure sends a marker in
 place of drawing it, and the grader puts the kept PNG back. A file whose notebook digest is not the
 source notebook's is not used (`autograde` records it again first).
 """
+
 from __future__ import annotations
 
 import functools
@@ -15,9 +16,13 @@ import json
 import os
 from pathlib import Path
 
-from rnnkit import figures
+import nbformat
+
+from rnnkit import figures, messages
 
 from ..coursedir.layout import Course
+from ..sandbox.session import Session
+from ..vocabulary.spec import SUMMARY, Assignment
 
 
 def path(root: str | os.PathLike, name: str) -> Path:
@@ -60,6 +65,24 @@ def _read(kept: str, notebook: str, stamps: tuple) -> dict[str, str] | None:
         record = json.loads(Path(kept).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if not isinstance(record, dict) or record.get("notebook") != _digest(Path(notebook)) or not isinstance(record.get("figures"), dict):
+    if (
+        not isinstance(record, dict)
+        or record.get("notebook") != _digest(Path(notebook))
+        or not isinstance(record.get("figures"), dict)
+    ):
         return None
     return {key: png for key, png in record["figures"].items() if figures.is_key(key) and isinstance(png, str)}
+
+
+def record(root: Path, spec: Assignment) -> Path:
+    """Run the source notebook of `spec` (the reference solution) in a runner, every cell that a
+    submission's runner runs, and keep the PNG of each figure it draws."""
+    course = Course(Path(root))
+    notebook = nbformat.read(source_notebook(root, spec.name), as_version=4)
+    graders = {check.name for check in spec.graded} | {SUMMARY}  # the cells whose outputs the grader writes
+    drawn: dict[str, str] = {}
+    with Session(course.release(spec.name), course.settings.limits, messages.language()) as session:
+        for cell in notebook.cells:
+            if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade_id") not in graders:
+                session.run_cell(cell.source, drawn)
+    return save(root, spec.name, drawn)

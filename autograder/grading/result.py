@@ -4,6 +4,7 @@
 `RESULT_KEY`); the report, the exports and the feedback (`autograder.grading.reveal`) read it back from the
 autograded notebook. Printed feedback is never parsed.
 """
+
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ from fractions import Fraction
 from typing import Any, Mapping
 
 import numpy as np
+
 from rnnkit.checking import Report
 from rnnkit.compare import Real
 
@@ -27,6 +29,7 @@ def stored(value: Any) -> Any:
     """A value as the result keeps it: numbers (Fractions, numpy scalars, `Real`s) as floats, a
     non-finite one as its name ("nan", "inf", "-inf"), arrays, tuples and sets as lists, dict keys as
     strings; None where the JSON text would pass `VALUE_CHARS` or the value holds something else."""
+
     def plain(value: Any) -> Any:
         if value is None or isinstance(value, (bool, str)):
             return value
@@ -131,8 +134,15 @@ class GradeResult:
             kept = (trace.drawn, trace.expected, None if r.ok else trace.got) if trace else ({}, None, None)
             return CaseOutcome(r.label, r.public, r.ok, r.misconception, *kept)
 
-        return cls(report.name, report.score, points, tuple(report.misconceptions), tuple(map(outcome, report.results)), report.stub,
-                   HiddenFailure(first.label, first.inputs, first.expected) if first and first.expected else None)
+        return cls(
+            report.name,
+            report.score,
+            points,
+            tuple(report.misconceptions),
+            tuple(map(outcome, report.results)),
+            report.stub,
+            HiddenFailure(first.label, first.inputs, first.expected) if first and first.expected else None,
+        )
 
     @property
     def passed(self) -> int:
@@ -149,14 +159,31 @@ class GradeResult:
     def from_json(cls, data: dict[str, Any]) -> GradeResult:
         """A result as `to_json` wrote it (a key missing takes its default)."""
         failure = data.get("hidden_failure")
-        return cls(str(data.get("check", "")), float(data.get("score", 0.0)), float(data.get("points", 0.0)),
-                   tuple(str(m) for m in data.get("misconceptions", ())),
-                   tuple(CaseOutcome(str(c.get("label", "")), bool(c.get("public")), bool(c.get("ok")), str(c.get("misconception", "")),
-                                     _drawn(c.get("drawn")), c.get("expected"), c.get("got"))
-                         for c in data.get("cases", ()) if isinstance(c, dict)),
-                   data.get("not_started") is True,
-                   HiddenFailure(str(failure.get("label", "")), str(failure.get("inputs", "")), str(failure.get("expected", "")))
-                   if isinstance(failure, dict) else None)
+        return cls(
+            str(data.get("check", "")),
+            float(data.get("score", 0.0)),
+            float(data.get("points", 0.0)),
+            tuple(str(m) for m in data.get("misconceptions", ())),
+            tuple(
+                CaseOutcome(
+                    str(c.get("label", "")),
+                    bool(c.get("public")),
+                    bool(c.get("ok")),
+                    str(c.get("misconception", "")),
+                    _drawn(c.get("drawn")),
+                    c.get("expected"),
+                    c.get("got"),
+                )
+                for c in data.get("cases", ())
+                if isinstance(c, dict)
+            ),
+            data.get("not_started") is True,
+            HiddenFailure(
+                str(failure.get("label", "")), str(failure.get("inputs", "")), str(failure.get("expected", ""))
+            )
+            if isinstance(failure, dict)
+            else None,
+        )
 
     @classmethod
     def in_outputs(cls, outputs: list[dict]) -> GradeResult | None:
@@ -171,5 +198,8 @@ def _drawn(data: Any) -> dict[str, float | str]:
     """A case's `drawn` as stored: parameter -> a number or a word (anything else left out)."""
     if not isinstance(data, dict):
         return {}
-    return {str(key): value if isinstance(value, str) else float(value) for key, value in data.items()
-            if isinstance(value, (str, int, float)) and not isinstance(value, bool)}
+    return {
+        str(key): value if isinstance(value, str) else float(value)
+        for key, value in data.items()
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    }

@@ -14,6 +14,7 @@ added to the feedback by `RevealExpected`, as `course_config.FEEDBACK_SHOWS_EXPE
 An assignment's `feedback` in `course_config.TERM` takes the place of the course's setting.
 A later attempt draws other cases (`autograder.grading.attempts`), so no shown value answers it.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -25,7 +26,8 @@ from traitlets import Enum, Instance
 
 from rnnkit import messages
 
-from ..coursedir.settings import FEEDBACK_POLICIES as POLICIES, Settings
+from ..coursedir.settings import FEEDBACK_POLICIES as POLICIES
+from ..coursedir.settings import Settings
 from .result import GradeResult, HiddenFailure
 
 
@@ -40,8 +42,12 @@ class RevealExpected(NbGraderPreprocessor):
     """In `nbgrader generate_feedback`: add the expected value of each grade cell's shown hidden case
     where the policy allows it."""
 
-    shows_expected = Enum(POLICIES, Settings.FEEDBACK_SHOWS_EXPECTED, help=Settings.help("FEEDBACK_SHOWS_EXPECTED")).tag(config=True)
-    settings = Instance(Settings, kw={}, help="The course's settings: an assignment's own `feedback` in TERM, the course id.").tag(config=True)
+    shows_expected = Enum(
+        POLICIES, Settings.FEEDBACK_SHOWS_EXPECTED, help=Settings.help("FEEDBACK_SHOWS_EXPECTED")
+    ).tag(config=True)
+    settings = Instance(
+        Settings, kw={}, help="The course's settings: an assignment's own `feedback` in TERM, the course id."
+    ).tag(config=True)
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         about = resources["nbgrader"]
@@ -70,7 +76,7 @@ def _inputs_at(lines: list[str], failure: HiddenFailure) -> tuple[int, int]:
     """Where the inputs of the shown hidden case are among a report's `lines`: (start, end); an
     empty span at the end where they are not shown."""
     block = messages.wrap("    " + messages.text("check.hidden_case_inputs", inputs=failure.inputs))
-    at = next((i for i in range(len(lines)) if failure.inputs and lines[i:i + len(block)] == block), None)
+    at = next((i for i in range(len(lines)) if failure.inputs and lines[i : i + len(block)] == block), None)
     return (at, at + len(block)) if at is not None else (len(lines), len(lines))
 
 

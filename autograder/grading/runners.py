@@ -7,6 +7,7 @@ before this process prepares (`worker.prepare`), and `run(jobs, root, unsandboxe
 `Outcome` as it finishes, and no job started after `stop` is set (`interruptible`: Ctrl-C sets it). A
 runner's graders forked from this process start with what it prepared.
 """
+
 from __future__ import annotations
 
 import functools
@@ -139,11 +140,17 @@ class Pool(Runner):
     def run(self, jobs: list[Job], root: str, unsandboxed: bool, stop: threading.Event) -> Iterator[Outcome]:
         context = multiprocessing.get_context("fork")
         counter = context.Value("i", 0)
-        with frozen(), ProcessPoolExecutor(max_workers=self.workers, mp_context=context, initializer=warm,
-                                           initargs=(root, unsandboxed, counter)) as pool:
+        with (
+            frozen(),
+            ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=context, initializer=warm, initargs=(root, unsandboxed, counter)
+            ) as pool,
+        ):
             queued = iter(jobs)
-            flight = {pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
-                      for name, student in islice(queued, AHEAD * self.workers)}
+            flight = {
+                pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
+                for name, student in islice(queued, AHEAD * self.workers)
+            }
             while flight:
                 done, flight = wait(flight, return_when=FIRST_COMPLETED)
                 yield from (future.result() for future in done if not future.cancelled())
@@ -151,8 +158,10 @@ class Pool(Runner):
                     for waiting in flight:
                         waiting.cancel()
                 else:
-                    flight |= {pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
-                               for name, student in islice(queued, len(done))}
+                    flight |= {
+                        pool.submit(autograde_one, root, name, student, unsandboxed=unsandboxed)
+                        for name, student in islice(queued, len(done))
+                    }
 
 
 #: The local cluster's settings: workers forked from this process (they start with what it prepared)
@@ -179,14 +188,18 @@ def check_dask(address: str | None, *, shared_host: bool, plain_tcp: bool) -> No
     scheme = parse_address(address)[0]
     if scheme not in TLS_SCHEMES:
         if shared_host and not plain_tcp:
-            raise InsecureDask(f"refusing the Dask scheduler {address}: {scheme}:// is neither encrypted nor authenticated, "
-                               "so on a shared host (SHARED_HOST) any account that reaches it runs code as you; use a tls:// "
-                               "scheduler, or set DASK_PLAIN_TCP = True in course_config.py (docs/instructor.md, 'The commands')")
+            raise InsecureDask(
+                f"refusing the Dask scheduler {address}: {scheme}:// is neither encrypted nor authenticated, "
+                "so on a shared host (SHARED_HOST) any account that reaches it runs code as you; use a tls:// "
+                "scheduler, or set DASK_PLAIN_TCP = True in course_config.py (docs/instructor.md, 'The commands')"
+            )
         return
     security = Security()
     if not (security.tls_ca_file and security.tls_client_cert):
-        raise InsecureDask(f"the Dask scheduler {address} is TLS, but the Dask configuration names no CA and client certificate "
-                           "(distributed.comm.tls.ca-file, .client.cert, .client.key: docs/instructor.md, 'The commands')")
+        raise InsecureDask(
+            f"the Dask scheduler {address} is TLS, but the Dask configuration names no CA and client certificate "
+            "(distributed.comm.tls.ca-file, .client.cert, .client.key: docs/instructor.md, 'The commands')"
+        )
 
 
 @dataclass(frozen=True)
@@ -208,11 +221,17 @@ class OnDask(Runner):
 
         prepared = Prepared(functools.partial(warm, root, unsandboxed))
         with self._cluster() as cluster:
-            security = Security() if isinstance(cluster, str) else cluster.security  # the Dask configuration's, or the run's
+            security = (
+                Security() if isinstance(cluster, str) else cluster.security
+            )  # the Dask configuration's, or the run's
             with Client(cluster, security=security) as client, registered(client, prepared):
                 queued = iter(jobs)
-                flight = completed([client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
-                                    for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))])
+                flight = completed(
+                    [
+                        client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
+                        for name, student in islice(queued, AHEAD * max(1, len(client.scheduler_info()["workers"])))
+                    ]
+                )
                 for future in flight:
                     if future.status != "cancelled":
                         yield future.result()
@@ -220,7 +239,9 @@ class OnDask(Runner):
                         client.cancel([waiting for waiting in list(flight.futures) if waiting.status == "pending"])
                     else:
                         for name, student in islice(queued, 1):
-                            flight.add(client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False))
+                            flight.add(
+                                client.submit(autograde_one, root, name, student, unsandboxed=unsandboxed, pure=False)
+                            )
 
     @contextmanager
     def _cluster(self):
@@ -241,14 +262,29 @@ class OnDask(Runner):
 
         security = Security.temporary()  # require_encryption=True
         listen = {"host": "127.0.0.1", "protocol": "tls://", "security": security}
-        memory = parse_memory_limit("auto", 1, self.workers, logger=logging.getLogger(__name__))  # the machine's, shared out
-        worker = {"cls": Nanny, "options": {**listen, "worker_class": HttplessWorker, "nthreads": 1, "memory_limit": memory,
-                                            "silence_logs": logging.WARN}}
+        memory = parse_memory_limit(
+            "auto", 1, self.workers, logger=logging.getLogger(__name__)
+        )  # the machine's, shared out
+        worker = {
+            "cls": Nanny,
+            "options": {
+                **listen,
+                "worker_class": HttplessWorker,
+                "nthreads": 1,
+                "memory_limit": memory,
+                "silence_logs": logging.WARN,
+            },
+        }
         scheduler = {"cls": HttplessScheduler, "options": {**listen, "dashboard": False, "dashboard_address": None}}
         with frozen():
             with dask.config.set(LOCAL_DASK):
-                cluster = SpecCluster(scheduler=scheduler, workers=dict.fromkeys(range(self.workers), worker), worker=worker,
-                                      security=security, silence_logs=logging.WARN)
+                cluster = SpecCluster(
+                    scheduler=scheduler,
+                    workers=dict.fromkeys(range(self.workers), worker),
+                    worker=worker,
+                    security=security,
+                    silence_logs=logging.WARN,
+                )
             with cluster:
                 yield cluster
 

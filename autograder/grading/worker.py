@@ -4,6 +4,7 @@ every grader would otherwise compute for itself, computed once where they start 
 
 The runners that hand out the submissions are `autograder.grading.runners`.
 """
+
 from __future__ import annotations
 
 import gc
@@ -15,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..coursedir.layout import Course, FailedAttempt
+from ..vocabulary.spec import Assignment
 from . import figures
-from .spec import Assignment
 
 BIN = Path(sys.executable).parent
 
@@ -72,7 +73,9 @@ def warm(root: str, unsandboxed: bool = False, counter=None) -> None:
     worker adopts one of the zygotes its parent started, numbered by `counter`)."""
     from ..sandbox.zygote import adopt, zygote_channel
 
-    if counter is not None:  # a worker forked by this run: it dies with the run, so a killed run leaves no grader writing
+    if (
+        counter is not None
+    ):  # a worker forked by this run: it dies with the run, so a killed run leaves no grader writing
         from rnnkit.jail.process import _die_with_parent
 
         _die_with_parent(os.getppid())
@@ -88,11 +91,9 @@ def prepare(root: str, specs: list[Assignment]) -> None:
     """What every grader of the assignments `specs` in course root `root` would otherwise compute on
     its first submission of each: the figures of a reference released before figures were kept, or
     whose source changed since (`autograder.grading.figures`), and what `preload` computes."""
-    from . import execute
-
     for spec in specs:
         if figures.load(root, spec.name) is None and figures.source_notebook(root, spec.name).is_file():
-            execute.record_figures(Path(root), spec.name)
+            figures.record(Path(root), spec)
     preload(specs)
 
 
@@ -135,5 +136,11 @@ def autograde_one(root: str, assignment: str, student: str, retries: int = 3, un
         time.sleep(0.5 * (attempt + 1))
     if result["success"]:
         return Outcome(student, assignment, True, time.perf_counter() - start)
-    return Outcome(student, assignment, False, time.perf_counter() - start, f"{result.get('error') or ''}\n{result.get('log') or ''}",
-                   failure.reason if failure and failure.refused else "")
+    return Outcome(
+        student,
+        assignment,
+        False,
+        time.perf_counter() - start,
+        f"{result.get('error') or ''}\n{result.get('log') or ''}",
+        failure.reason if failure and failure.refused else "",
+    )

@@ -7,6 +7,7 @@ logic is nbgrader's own, but for two course rules: a regrade keeps a TA's grades
 and the late penalty is the term's, from the ledger (`AssignLatePenalties`, in place of nbgrader's
 plugin). `autograder.pipeline` puts them in place of nbgrader's in both autograde passes.
 """
+
 from __future__ import annotations
 
 import json
@@ -15,10 +16,10 @@ from nbgrader import preprocessors, utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Instance
 
-from ..coursedir import penalties
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
+from ..term import penalties
 
 
 class OverwriteKernelspec(preprocessors.OverwriteKernelspec):
@@ -77,14 +78,18 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
         """nbgrader's, without its commit: the auto score, and whether the grade needs a human look
         (the autograder gave none, or it had a manual score - unless this is a regrade of the attempt
         a TA graded, whose score, comment and "graded" state stand)."""
-        grade = self.gradebook.find_grade(cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        grade = self.gradebook.find_grade(
+            cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id
+        )
         grade.auto_score, _ = utils.determine_grade(cell, self.log)
         if not (self.regrade and grade.manual_score is not None):
             grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
 
     def _add_comment(self, cell, resources) -> None:
         """nbgrader's, without its commit: "No response." for an unchanged solution cell."""
-        comment = self.gradebook.find_comment(cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+        comment = self.gradebook.find_comment(
+            cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id
+        )
         if cell.metadata.nbgrader.get("checksum", None) == utils.compute_checksum(cell) and not utils.is_task(cell):
             comment.auto_comment = "No response."
         else:
@@ -93,10 +98,12 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
 
 class AssignLatePenalties(NbGraderPreprocessor):
     """The late penalty of the course's term rules in place of nbgrader's plugin: from the ledger's
-    receipt time, the student's extension and late days (`autograder.coursedir.penalties`), never
+    receipt time, the student's extension and late days (`autograder.term.penalties`), never
     from a time the student wrote; and the attempt's scores kept for a rule that counts the best."""
 
-    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the term's rules.").tag(config=True)
+    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the term's rules.").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -110,11 +117,17 @@ class AssignLatePenalties(NbGraderPreprocessor):
             gb.db.commit()
             penalty = submission.late_submission_penalty
             if penalty:
-                self.log.warning("%s is %s seconds late: late penalty %s", submission, submission.total_seconds_late, penalty)
+                self.log.warning(
+                    "%s is %s seconds late: late penalty %s", submission, submission.total_seconds_late, penalty
+                )
             ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, penalty)
         return nb, resources
 
 
 #: nbgrader's preprocessor -> ours
-REPLACES = {preprocessors.OverwriteKernelspec: OverwriteKernelspec, preprocessors.OverwriteCells: OverwriteCells,
-            preprocessors.SaveAutoGrades: SaveAutoGrades, preprocessors.AssignLatePenalties: AssignLatePenalties}
+REPLACES = {
+    preprocessors.OverwriteKernelspec: OverwriteKernelspec,
+    preprocessors.OverwriteCells: OverwriteCells,
+    preprocessors.SaveAutoGrades: SaveAutoGrades,
+    preprocessors.AssignLatePenalties: AssignLatePenalties,
+}

@@ -5,9 +5,9 @@ Both are wired through the course's nbgrader configuration (`autograder.coursedi
 
 * `SafeCollect` (`ExchangeFactory.collect`). On a shared host every student is an account and the
   inbound folder is writable by all, so each inbound folder to be filed is opened once
-  (`admission.open_folder`, never through a link) and everything else is done on that descriptor:
+  (`walk.open_folder`, never through a link) and everything else is done on that descriptor:
   its owner (fstat) must be the student it names, it is admitted by walking from it, and only its
-  notebooks and `CARRIED` files are copied, relative to it (`admission.copy_at`), into a staging
+  notebooks and `CARRIED` files are copied, relative to it (`walk.copy_at`), into a staging
   folder that replaces the student's folder in submitted/ once the copy is whole. A copy during
   which the folder's entries or mtime, or a copied file, changed is made again, `TRIES` times in
   all, then refused in one line (the student's earlier submission stays). An exchange whose folders
@@ -22,9 +22,10 @@ Both are wired through the course's nbgrader configuration (`autograder.coursedi
   student's resubmissions (a `resubmission` group: Canvas's `-1`, `-2`) so that the newest is
   taken, notes a `late` group (Canvas's `LATE_`), skips (instead of stopping the class on) a second
   file for one student and notebook with nothing to choose by, copies each file through one
-  descriptor (`admission.copy_at`), and has the ledger record what zip_collect filed: the time in
+  descriptor (`walk.copy_at`), and has the ledger record what zip_collect filed: the time in
   the name where the pattern gives one, else the time of collection.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -43,14 +44,17 @@ from traitlets import Unicode
 
 from ..coursedir import config
 from ..coursedir.ledger import CARRIED, Ledger, arrived_by, changed_at, claimed_time, now
-from ..coursedir.penalties import naive_utc
-from .admission import Changed, Refused, Verdict, copy_at, inspect, open_folder, open_plain, record_refusal
+from ..term.penalties import naive_utc
+from .admission import record_refusal
+from .walk import Changed, Refused, Verdict, copy_at, inspect, open_folder, open_plain
 
 #: nbgrader's documented LMS naming, `<anything>_<student>_attempt_<yyyy-mm-dd-hh-mm-ss>_<notebook>.ipynb`:
 #: the prefix may not hold `_attempt_`, so the id is the one before the first `_attempt_` (an
 #: uploaded file name cannot put another student's id there), and the id holds no `_`.
-DOCUMENTED_PATTERN = (r".*/(?:(?!_attempt_)[^/])*?_(?P<student_id>[A-Za-z0-9]+)_attempt_"
-                      r"(?P<timestamp>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)_(?P<file_id>\w+)\.ipynb$")
+DOCUMENTED_PATTERN = (
+    r".*/(?:(?!_attempt_)[^/])*?_(?P<student_id>[A-Za-z0-9]+)_attempt_"
+    r"(?P<timestamp>\d{4}-\d\d-\d\d-\d\d-\d\d-\d\d)_(?P<file_id>\w+)\.ipynb$"
+)
 _LMS_TIME = re.compile(r"(\d{4}-\d\d-\d\d)-(\d\d)-(\d\d)-(\d\d)$")
 #: Accounts that name no student: Zero to JupyterHub runs every student as `jovyan` (uid 1000);
 #: NFS and user namespaces show an owner they cannot map as `nobody`.
@@ -58,11 +62,13 @@ SHARED_ACCOUNTS = ("jovyan", "nobody", "nfsnobody")
 #: Copies made of an inbound folder that changes while it is copied before it is refused.
 TRIES = 3
 #: The one line that stops a collect whose exchange cannot tell students apart.
-_UNNAMED = ("collect stopped, nothing was collected: this exchange cannot tell students apart, since {path} is owned "
-            "by {owner}, not by an account of {student}'s own. Give each student an account of their own "
-            "(docs/students.md#a-shared-machine-or-jupyterhub), or download the submissions from the LMS and use "
-            "`nbgrader zip_collect` (docs/instructor.md); a folder you place yourself belongs in "
-            "submitted/<student>/<assignment>/, and SHARED_HOST = False in course_config.py says this host has one user")
+_UNNAMED = (
+    "collect stopped, nothing was collected: this exchange cannot tell students apart, since {path} is owned "
+    "by {owner}, not by an account of {student}'s own. Give each student an account of their own "
+    "(docs/students.md#a-shared-machine-or-jupyterhub), or download the submissions from the LMS and use "
+    "`nbgrader zip_collect` (docs/instructor.md); a folder you place yourself belongs in "
+    "submitted/<student>/<assignment>/, and SHARED_HOST = False in course_config.py says this host has one user"
+)
 
 
 def _account(uid: int) -> str | None:
@@ -147,7 +153,9 @@ class SafeCollect(ExchangeCollect):
         check_owner = self.check_owner
         try:
             self.src_records = [record for record in self.src_records if not record["refusal"] and self._stage(record)]
-            self.check_owner = False  # checked on each folder's descriptor; the base class would warn about the instructor's own
+            self.check_owner = (
+                False  # checked on each folder's descriptor; the base class would warn about the instructor's own
+            )
             super().copy_files()
         finally:
             self.check_owner = check_owner
@@ -173,10 +181,15 @@ class SafeCollect(ExchangeCollect):
 
     def _refuse(self, record, reasons: list[str]) -> bool:
         """Log the inbound folder of `record` as refused by admission and flag it in the gradebook; False."""
-        self.log.error("refused %s of %s: %s (flagged for manual review)", self.coursedir.assignment_id, record["username"],
-                       "; ".join(reasons))
-        record_refusal(self.coursedir.db_url, self.coursedir.course_id, self.coursedir.assignment_id, record["username"],
-                       reasons)
+        self.log.error(
+            "refused %s of %s: %s (flagged for manual review)",
+            self.coursedir.assignment_id,
+            record["username"],
+            "; ".join(reasons),
+        )
+        record_refusal(
+            self.coursedir.db_url, self.coursedir.course_id, self.coursedir.assignment_id, record["username"], reasons
+        )
         return False
 
     def _copy(self, record, path: str, fd: int) -> bool:
@@ -195,9 +208,14 @@ class SafeCollect(ExchangeCollect):
             self._staged[record["filename"]] = staged, received
             record["timestamp"] = naive_utc(received)
             return True
-        self.log.error("refused %s of %s: %s changed while it was copied, %d times; nothing of it is collected and what was "
-                       "collected of it before stays (collect again once it is left alone)", self.coursedir.assignment_id,
-                       record["username"], path, TRIES)
+        self.log.error(
+            "refused %s of %s: %s changed while it was copied, %d times; nothing of it is collected and what was "
+            "collected of it before stays (collect again once it is left alone)",
+            self.coursedir.assignment_id,
+            record["username"],
+            path,
+            TRIES,
+        )
         return False
 
     def _copy_once(self, path: str, fd: int, staged: Path) -> tuple[Verdict, dt.datetime | None]:
@@ -210,7 +228,9 @@ class SafeCollect(ExchangeCollect):
         if not verdict.admitted:
             return verdict, None
         staged.mkdir()
-        copied = [copy_at(fd, name, staged / name) for name in verdict.files if name.endswith(".ipynb") or name in CARRIED]
+        copied = [
+            copy_at(fd, name, staged / name) for name in verdict.files if name.endswith(".ipynb") or name in CARRIED
+        ]
         if _folder_state(fd) != before:
             raise Changed(f"{path} changed while it was copied")
         return verdict, arrived_by([os.fstat(fd).st_ctime_ns, *(info.st_ctime_ns for info in copied)])
@@ -223,15 +243,24 @@ class SafeCollect(ExchangeCollect):
         parts = Path(src).name.split("+")  # student+assignment+time(+random), as `nbgrader submit` names it
         claimed = parts[2] if len(parts) >= 3 else claimed_time(Path(dest))
         Ledger(self.coursedir.db_url, self.coursedir.course_id).receive(
-            self.coursedir.assignment_id, Path(dest).parent.name, Path(dest), source="exchange", received=received,
-            claimed=claimed, origin=str(src))
+            self.coursedir.assignment_id,
+            Path(dest).parent.name,
+            Path(dest),
+            source="exchange",
+            received=received,
+            claimed=claimed,
+            origin=str(src),
+        )
 
 
 class RosterCollector(FileNameCollectorPlugin):
     """nbgrader's file-name collector for zip_collect, made safe for names students choose."""
 
-    named_regexp = Unicode(DOCUMENTED_PATTERN, help="As FileNameCollectorPlugin's; defaults to nbgrader's documented "
-                                                    "naming, read from the first _<id>_attempt_.").tag(config=True)
+    named_regexp = Unicode(
+        DOCUMENTED_PATTERN,
+        help="As FileNameCollectorPlugin's; defaults to nbgrader's documented "
+        "naming, read from the first _<id>_attempt_.",
+    ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -253,7 +282,7 @@ class RosterCollector(FileNameCollectorPlugin):
 
     def _transfer(self, data: dict) -> None:
         """nbgrader's `ZipCollectApp._transfer_files` (0.9.6), each file copied through one descriptor
-        (`admission.copy_at`: never through a link, a regular file of one name, unchanged while read)."""
+        (`walk.copy_at`: never through a link, a regular file of one name, unchanged while read)."""
         app = self.parent
         coursedir = app.coursedir
         for student, filed in (data or {}).items():
@@ -280,12 +309,26 @@ class RosterCollector(FileNameCollectorPlugin):
         for student, filed in (data or {}).items():
             facts = [self._facts.get(src, {}) for src in filed["src_files"]]
             timed = any(fact.get("timed") for fact in facts)
-            when = filed["timestamp"].replace(tzinfo=dt.timezone.utc) if timed and filed.get("timestamp") else self._collected_at
+            when = (
+                filed["timestamp"].replace(tzinfo=dt.timezone.utc)
+                if timed and filed.get("timestamp")
+                else self._collected_at
+            )
             folder = Path(coursedir.format_path(coursedir.submitted_directory, student, coursedir.assignment_id))
-            if not timed:  # zip_collect wrote the time of collection there: no byte of the hand-in, and never the same twice
+            if (
+                not timed
+            ):  # zip_collect wrote the time of collection there: no byte of the hand-in, and never the same twice
                 (folder / "timestamp.txt").unlink(missing_ok=True)
-            ledger.receive(coursedir.assignment_id, student, folder, source="lms", received=when, timed=timed,
-                           late_flag=any(fact.get("late") for fact in facts), origin=", ".join(filed["src_files"]))
+            ledger.receive(
+                coursedir.assignment_id,
+                student,
+                folder,
+                source="lms",
+                received=when,
+                timed=timed,
+                late_flag=any(fact.get("late") for fact in facts),
+                origin=", ".join(filed["src_files"]),
+            )
 
     def roster(self) -> set[str]:
         """The gradebook's student ids; empty until a roster was imported (while every student in it
@@ -297,8 +340,10 @@ class RosterCollector(FileNameCollectorPlugin):
             if not self._roster - Ledger(coursedir.db_url, coursedir.course_id).grading_created():
                 self._roster = set()  # only students that grading added: no roster was imported
             if not self._roster:
-                self.log.warning("no roster was imported (the gradebook holds no student, or only those grading added), "
-                                 "so collected ids are not checked against one (import it with `nbgrader db student import`)")
+                self.log.warning(
+                    "no roster was imported (the gradebook holds no student, or only those grading added), "
+                    "so collected ids are not checked against one (import it with `nbgrader db student import`)"
+                )
         return self._roster
 
     def collect(self, submitted_file: str) -> dict | None:
@@ -325,9 +370,15 @@ class RosterCollector(FileNameCollectorPlugin):
                 return None
         elif not when:
             if (student, file_id) in self._seen and "resubmission" not in found:
-                self.log.warning("skipped %s: a second %s for %s with no time to choose by; collect it by hand",
-                                 submitted_file, file_id, student)
+                self.log.warning(
+                    "skipped %s: a second %s for %s with no time to choose by; collect it by hand",
+                    submitted_file,
+                    file_id,
+                    student,
+                )
                 return None
             self._seen.add((student, file_id))
-            found["timestamp"] = naive_utc(self._collected_at).isoformat(" ")  # equal times: the later file (`_order`) wins
+            found["timestamp"] = naive_utc(self._collected_at).isoformat(
+                " "
+            )  # equal times: the later file (`_order`) wins
         return found

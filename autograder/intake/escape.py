@@ -7,6 +7,7 @@ what is shown.
 puts a student's text in markdown that shows it as written (a gradebook comment is markdown), and
 `ShownRecord` (installed by `autograder.intake.admission.install`) makes every log record come out shown.
 """
+
 from __future__ import annotations
 
 import logging
@@ -16,8 +17,9 @@ import re
 #: marks, line and paragraph separators, bidi embeddings and isolates, invisible operators, the BOM,
 #: lone surrogates (undecodable bytes of a file name) and tag characters. Python's repr escapes
 #: every one of them (none is printable), so `shown` writes each as repr does.
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff"
-                       "\ud800-\udfff\U000e0000-\U000e007f]")
+_CONTROLS = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ud800-\udfff\U000e0000-\U000e007f]"
+)
 #: How many characters of a name `quoted` keeps.
 NAME_CHARS = 100
 
@@ -32,7 +34,7 @@ def quoted(name: str) -> str:
     """`name` quoted for a sentence, as repr writes it (every control and invisible character
     escaped, newlines and tabs too), its middle cut to an ellipsis beyond `NAME_CHARS` characters."""
     if len(name) > NAME_CHARS:
-        name = name[:NAME_CHARS // 2] + "…" + name[-(NAME_CHARS // 2 - 1):]
+        name = name[: NAME_CHARS // 2] + "…" + name[-(NAME_CHARS // 2 - 1) :]
     return repr(name)
 
 

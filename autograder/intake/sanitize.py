@@ -12,6 +12,7 @@
 * `clean_markdown`, the feedback page's filter for gradebook comments (a TA's markdown, admission's
   reasons naming a student's files): rendered and cleaned as a student's markdown cell is.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,36 @@ from ..coursedir.gradebook import CourseGradebook
 from ..labels import label
 
 #: Tags a student's markdown or HTML output may keep (attributes: bleach's defaults plus these).
-TAGS = sorted(set(bleach.ALLOWED_TAGS) | {"p", "div", "span", "br", "hr", "pre", "h1", "h2", "h3", "h4", "h5", "h6",
-                                          "table", "caption", "thead", "tbody", "tr", "th", "td", "img", "del", "sup", "sub",
-                                          "details", "summary"})
+TAGS = sorted(
+    set(bleach.ALLOWED_TAGS)
+    | {
+        "p",
+        "div",
+        "span",
+        "br",
+        "hr",
+        "pre",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "table",
+        "caption",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+        "img",
+        "del",
+        "sup",
+        "sub",
+        "details",
+        "summary",
+    }
+)
 ATTRIBUTES = {**bleach.ALLOWED_ATTRIBUTES, "img": ["src", "alt", "title"], "th": ["align", "scope"], "td": ["align"]}
 
 
@@ -48,30 +76,50 @@ class RestoreCellMetadata(NbGraderPreprocessor):
                 gb.find_notebook(info["notebook"], info["assignment"])
             except MissingEntry:
                 return nb, resources
-            sources, grades, solutions, tasks = (gb.cells(kind, info["notebook"], info["assignment"])
-                                                 for kind in (SourceCell, GradeCell, SolutionCell, TaskCell))
+            sources, grades, solutions, tasks = (
+                gb.cells(kind, info["notebook"], info["assignment"])
+                for kind in (SourceCell, GradeCell, SolutionCell, TaskCell)
+            )
             grades = {name: cell.max_score for name, cell in grades.items()}
             restored, copies = set(), []
             for cell in reversed(nb.cells):
-                name = cell.metadata.get("nbgrader", {}).get("grade_id") if isinstance(cell.metadata.get("nbgrader"), dict) else None
+                name = (
+                    cell.metadata.get("nbgrader", {}).get("grade_id")
+                    if isinstance(cell.metadata.get("nbgrader"), dict)
+                    else None
+                )
                 if name in sources and name not in restored:
-                    cell.metadata["nbgrader"] = _released_metadata(sources[name], grades.get(name), name in solutions, name in tasks)
+                    cell.metadata["nbgrader"] = _released_metadata(
+                        sources[name], grades.get(name), name in solutions, name in tasks
+                    )
                     restored.add(name)
                 elif "nbgrader" in cell.metadata:
                     del cell.metadata["nbgrader"]
                     if name in sources:
                         copies.append((cell, name))
             for cell, name in copies:
-                self.log.warning("%s of %s: the cell %s appears more than once; its earlier copies run as ordinary cells",
-                                 info["assignment"], info["student"], name)
-                nb.cells.insert(nb.cells.index(cell) + 1, nbformat.v4.new_markdown_cell(label("grader.copied_cell", grade_id=name)))
+                self.log.warning(
+                    "%s of %s: the cell %s appears more than once; its earlier copies run as ordinary cells",
+                    info["assignment"],
+                    info["student"],
+                    name,
+                )
+                nb.cells.insert(
+                    nb.cells.index(cell) + 1, nbformat.v4.new_markdown_cell(label("grader.copied_cell", grade_id=name))
+                )
         return nb, resources
 
 
 def _released_metadata(source, points: float | None, solution: bool, task: bool) -> dict:
     """The nbgrader metadata (schema 3) of one released cell, from its gradebook records."""
-    metadata = {"grade": points is not None, "grade_id": source.name, "locked": bool(source.locked),
-                "schema_version": 3, "solution": solution, "task": task}
+    metadata = {
+        "grade": points is not None,
+        "grade_id": source.name,
+        "locked": bool(source.locked),
+        "schema_version": 3,
+        "solution": solution,
+        "task": task,
+    }
     if points is not None:
         metadata["points"] = points
     if source.checksum:
@@ -84,7 +132,9 @@ class SanitizeStudentHTML(SanitizeHTML):
     (the same text as in the source notebook) are left as they are."""
 
     enabled = Bool(True)  # nbgrader registers its preprocessors without enabling them (nbconvert's default is off)
-    course_root = Unicode("", help="The course root, whose source/ notebooks hold the instructor's markdown.").tag(config=True)
+    course_root = Unicode("", help="The course root, whose source/ notebooks hold the instructor's markdown.").tag(
+        config=True
+    )
 
     def __init__(self, **kwargs):
         super().__init__(tags=TAGS, attributes=ATTRIBUTES, strip=False, **kwargs)

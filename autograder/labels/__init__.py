@@ -6,6 +6,7 @@ which each entry point reads once and speaks); a label missing from a language f
 English, an unknown id is a KeyError. Placeholders are filled as in the kit's messages (`{name}`;
 other braces stay).
 """
+
 from __future__ import annotations
 
 import json

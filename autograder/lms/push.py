@@ -14,6 +14,7 @@ refused score (a 4xx, reported with the platform's own message) and any score af
 sent again next time, and nothing is recorded that was not accepted. A network failure, a refused
 token or a 5xx stops the push with one line.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -37,7 +38,10 @@ from ..reporting.classdata import ClassData, points
 from . import registration, roster
 
 #: The only scopes a push asks for.
-SCOPES = ["https://purl.imsglobal.org/spec/lti-ags/scope/lineitem", "https://purl.imsglobal.org/spec/lti-ags/scope/score"]
+SCOPES = [
+    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem",
+    "https://purl.imsglobal.org/spec/lti-ags/scope/score",
+]
 #: Seconds the platform may take to answer one request.
 TIMEOUT = 30
 #: Seconds before its end that a token is no longer used.
@@ -46,7 +50,8 @@ TOKEN_MARGIN = 10
 METADATA = MetaData()
 #: The last score the platform accepted, per assignment and student.
 SENT = Table(
-    "course_lti_scores", METADATA,
+    "course_lti_scores",
+    METADATA,
     Column("assignment", String(128), primary_key=True),
     Column("student", String(128), primary_key=True),
     Column("user_id", String(255), nullable=False),
@@ -71,7 +76,11 @@ class Score:
 
     def same_as(self, row) -> bool:
         return row is not None and (row.user_id, row.given, row.maximum, row.progress) == (
-            self.user_id, self.given, self.maximum, self.progress)
+            self.user_id,
+            self.given,
+            self.maximum,
+            self.progress,
+        )
 
 
 @dataclass
@@ -105,8 +114,16 @@ def scores(data: ClassData, users: dict[str, str], assignments: list[str]) -> li
         for (name, student), sub in sorted(data.submissions.items()):
             if name == assignment and sub.graded and student in users:
                 pending = waiting.get((assignment, student))
-                found.append(Score(assignment, student, users[student], min(round(sub.score, 2), maximum), maximum,
-                                   "PendingManual" if pending and pending.awaiting > 0 else "FullyGraded"))
+                found.append(
+                    Score(
+                        assignment,
+                        student,
+                        users[student],
+                        min(round(sub.score, 2), maximum),
+                        maximum,
+                        "PendingManual" if pending and pending.awaiting > 0 else "FullyGraded",
+                    )
+                )
     return found
 
 
@@ -170,10 +187,21 @@ def _sent_rows(engine) -> dict[tuple[str, str], object]:
 
 def _record(engine, score: Score, lineitem: str) -> None:
     with engine.begin() as connection:
-        connection.execute(delete(SENT).where(and_(SENT.c.assignment == score.assignment, SENT.c.student == score.student)))
-        connection.execute(insert(SENT).values(assignment=score.assignment, student=score.student, user_id=score.user_id,
-                                               lineitem=lineitem, given=score.given, maximum=score.maximum,
-                                               progress=score.progress, sent=iso(now())))
+        connection.execute(
+            delete(SENT).where(and_(SENT.c.assignment == score.assignment, SENT.c.student == score.student))
+        )
+        connection.execute(
+            insert(SENT).values(
+                assignment=score.assignment,
+                student=score.student,
+                user_id=score.user_id,
+                lineitem=lineitem,
+                given=score.given,
+                maximum=score.maximum,
+                progress=score.progress,
+                sent=iso(now()),
+            )
+        )
 
 
 def push(root: Path, assignments: list[str] | None = None, dry_run: bool = False) -> Outcome:
@@ -208,7 +236,9 @@ def push(root: Path, assignments: list[str] | None = None, dry_run: bool = False
     return outcome
 
 
-def _line_items(service: AssignmentsGradesService, assignments: list[str], data: ClassData, outcome: Outcome) -> dict[str, LineItem]:
+def _line_items(
+    service: AssignmentsGradesService, assignments: list[str], data: ClassData, outcome: Outcome
+) -> dict[str, LineItem]:
     """assignment -> its line item, found by resourceId on every page of the container, created where missing."""
     try:
         existing = {item.get("resourceId"): LineItem(item) for item in service.get_lineitems()}
@@ -216,7 +246,11 @@ def _line_items(service: AssignmentsGradesService, assignments: list[str], data:
         for assignment in assignments:
             if assignment not in existing:
                 existing[assignment] = service.create_lineitem(
-                    LineItem().set_label(assignment).set_resource_id(assignment).set_score_maximum(round(data.max_scores[assignment], 2)))
+                    LineItem()
+                    .set_label(assignment)
+                    .set_resource_id(assignment)
+                    .set_score_maximum(round(data.max_scores[assignment], 2))
+                )
                 outcome.created.append(assignment)
             items[assignment] = existing[assignment]
         return items
@@ -226,9 +260,15 @@ def _line_items(service: AssignmentsGradesService, assignments: list[str], data:
 
 def _post(service: AssignmentsGradesService, engine, score: Score, item: LineItem, outcome: Outcome) -> None:
     """Post one score; record it once the platform accepted it, report it where a 4xx refused it."""
-    grade = (Grade().set_user_id(score.user_id).set_score_given(score.given).set_score_maximum(score.maximum)
-             .set_activity_progress("Completed").set_grading_progress(score.progress)
-             .set_timestamp(dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds")))
+    grade = (
+        Grade()
+        .set_user_id(score.user_id)
+        .set_score_given(score.given)
+        .set_score_maximum(score.maximum)
+        .set_activity_progress("Completed")
+        .set_grading_progress(score.progress)
+        .set_timestamp(dt.datetime.now(dt.timezone.utc).isoformat(timespec="milliseconds"))
+    )
     try:
         service.put_grade(grade, item)
     except LtiServiceException as error:

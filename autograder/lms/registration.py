@@ -1,6 +1,7 @@
 """The tool's LTI 1.3 registration: the platform's ids and URLs from the course settings, and the
 tool's RSA key (`KEY_FILE` in the course root: made on first use with mode 0600, never in the kit or
 in git), whose public half the LMS is given as a key set (JWKS)."""
+
 from __future__ import annotations
 
 import json
@@ -70,7 +71,15 @@ def registration(root: Path, settings: Settings) -> Registration:
     the assertion's header); RegistrationError naming the first setting that is not set."""
     missing = [name for name in REQUIRED if not str(getattr(settings, name)).strip()]
     if missing:
-        raise RegistrationError(f"{missing[0]} is not set in course_config.py (docs/lms.md says where the LMS shows it)")
-    return (Registration().set_issuer(settings.LTI_ISSUER).set_client_id(settings.LTI_CLIENT_ID)
-            .set_auth_token_url(settings.LTI_TOKEN_URL).set_key_set_url(settings.LTI_KEYSET_URL)
-            .set_tool_private_key(private_key(root)).set_tool_public_key(public_pem(root)))
+        raise RegistrationError(
+            f"{missing[0]} is not set in course_config.py (docs/lms.md says where the LMS shows it)"
+        )
+    return (
+        Registration()
+        .set_issuer(settings.LTI_ISSUER)
+        .set_client_id(settings.LTI_CLIENT_ID)
+        .set_auth_token_url(settings.LTI_TOKEN_URL)
+        .set_key_set_url(settings.LTI_KEYSET_URL)
+        .set_tool_private_key(private_key(root))
+        .set_tool_public_key(public_pem(root))
+    )

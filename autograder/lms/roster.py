@@ -7,6 +7,7 @@ Canvas's scores service takes as `userId`). docs/lms.md says how to make one fro
 it the LMS user id is the student id the course already uses. A student the file does not map is
 listed by `mapped`, never guessed.
 """
+
 from __future__ import annotations
 
 import csv
@@ -44,7 +45,9 @@ def user_ids(root: Path, settings: Settings) -> dict[str, str] | None:
     elif header[:1] == ["Student"] and all(name in header for name in CANVAS):
         columns = tuple(header.index(name) for name in CANVAS)
     else:
-        raise RosterError(f"LTI_ROSTER: {path} must start with the header {','.join(COLUMNS)} (or be Canvas's gradebook export)")
+        raise RosterError(
+            f"LTI_ROSTER: {path} must start with the header {','.join(COLUMNS)} (or be Canvas's gradebook export)"
+        )
     found: dict[str, str] = {}
     for line, row in enumerate(rows[1:], start=2):
         if not any(cell.strip() for cell in row) or row[0].strip() == "Points Possible":  # Canvas's second line

@@ -1,17 +1,18 @@
 """The class as graded: per student and graded cell the score and the misconceptions the grader
 named (`Row`), a submission's points by who gives them, those awaiting a TA apart (`Points`), with
-the roster, what became of each hand-in (`Submission`: its state, the grade that counts, lateness)
-and the assignments' questions (`ClassData`).
+the roster, what became of each hand-in (`Submission`, decided by `autograder.term.standing`: its
+state, the grade that counts, lateness) and the assignments' questions (`ClassData`).
 
 Everything here comes from structured data: the gradebook (nbgrader.api.Gradebook) for students,
 submissions and scores, the course's submission ledger (`autograder.coursedir.ledger`: receipts,
-attempts and the scores of earlier attempts) with the term's rules (`autograder.coursedir.term`),
+attempts and the scores of earlier attempts) with the term's rules (`autograder.term.policy`),
 the folders in submitted/, the result the grader stores with each grade cell
 (`autograder.grading.result.GradeResult`) for the misconceptions it named, and the record of a
 submission's failed autograde (`autograder.coursedir.layout.FailedAttempt`). Printed feedback and
 logs are never parsed.
 The statistics are `autograder.reporting.stats`; the pages and tables, `autograder.reporting.report`.
 """
+
 from __future__ import annotations
 
 import json
@@ -24,16 +25,22 @@ import nbformat
 
 from ..coursedir import config
 from ..coursedir.gradebook import awaiting_ta
-from ..coursedir.graded import stopped
-from ..coursedir.layout import Course, FailedAttempt
+from ..coursedir.layout import Course
 from ..grading.result import CaseOutcome, GradeResult
+from ..term.standing import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, STATES, Submission, standing
 
-#: Scores within this of full marks (or of zero) count as full marks (or zero).
-EPS = 1e-9
-
-#: What became of a student's assignment (`ClassData.state`); the values the grade sheets write.
-NOT_SUBMITTED, RECEIVED, GRADED, REFUSED = "not_submitted", "received", "graded", "refused"
-STATES = (NOT_SUBMITTED, RECEIVED, GRADED, REFUSED)
+__all__ = [
+    "EPS",
+    "GRADED",
+    "NOT_SUBMITTED",
+    "RECEIVED",
+    "REFUSED",
+    "STATES",
+    "ClassData",
+    "Row",
+    "Student",
+    "Submission",
+]
 
 
 @dataclass
@@ -105,57 +112,9 @@ class Student:
 
     @property
     def display(self) -> str:
-        """"Last, First" when the gradebook has a name, else the student id."""
+        """ "Last, First" when the gradebook has a name, else the student id."""
         name = ", ".join(part for part in (self.last_name, self.first_name) if part)
         return name or self.id
-
-
-@dataclass(frozen=True)
-class Submission:
-    """What became of one student's hand-in of one assignment: the gradebook's submission
-    (nbgrader's SubmittedAssignment), or a hand-in received and not graded yet.
-
-    `raw_score` and `penalty` are those of the attempt whose grade counts (`attempt`): with the term's
-    "counts": "last" the gradebook's (the attempt graded last, a TA's scores included), with "best"
-    the attempt of the best final grade among those graded (the ledger's record of earlier attempts,
-    the gradebook's live values for the one it holds)."""
-
-    student: str
-    assignment: str
-    raw_score: float
-    penalty: float
-    max_score: float
-    timestamp: str = ""
-    #: why the last autograde of it failed (the grades are then an earlier attempt's, or none), else ""
-    failed: str = ""
-    #: GRADED; REFUSED (admission refused the last hand-in: `failed` says why); RECEIVED (handed in,
-    #: nothing graded yet)
-    state: str = GRADED
-    #: the attempt whose grade counts (the ledger's numbering; the latest received where none is
-    #: graded), None without a receipt in the ledger
-    attempt: int | None = None
-    #: attempts received (distinct hand-ins)
-    attempts: int = 0
-    #: calendar days late of the attempt that counts (`autograder.coursedir.term`), and of them the
-    #: days the student's late-day budget covered
-    days_late: int = 0
-    late_days_used: int = 0
-    #: which attempt's grade counts (the term's "counts")
-    counts: str = "last"
-    #: a newer attempt received and not graded yet (no failure recorded), else None
-    pending: int | None = None
-    #: whether any of it is graded (by the autograder or a TA): a grade to count
-    graded: bool = True
-
-    @property
-    def score(self) -> float:
-        """The final grade: the raw score after the late penalty, as nbgrader's export computes it."""
-        return max(0.0, self.raw_score - self.penalty)
-
-    @property
-    def late(self) -> bool:
-        """Graded, and handed in after its due date (or with a late penalty)."""
-        return self.graded and (self.days_late > 0 or self.penalty > EPS)
 
 
 @dataclass
@@ -199,9 +158,11 @@ class ClassData:
     def graded_rows_of(self, assignment: str) -> list[Row]:
         """The cells of `assignment`'s submissions that have a grade (those of a hand-in refused or
         not graded yet left out)."""
+
         def counted(row: Row) -> bool:
             sub = self.submissions.get((assignment, row.student))
             return sub is None or sub.graded
+
         return [row for row in self.rows_of(assignment) if counted(row)]
 
     def total(self, student: str) -> float:
@@ -224,15 +185,23 @@ class ClassData:
             submissions[(row.assignment, row.student)][0] += row.score
             submissions[(row.assignment, row.student)][1] += row.max_score
         return cls(
-            "", assignments, {a: sum(questions[a].values()) for a in assignments}, {a: "" for a in assignments},
-            {a: list(questions[a].items()) for a in assignments}, [Student(s) for s in sorted({row.student for row in rows})],
-            {key: Submission(key[1], key[0], score, 0.0, maximum) for key, (score, maximum) in submissions.items()}, list(rows))
+            "",
+            assignments,
+            {a: sum(questions[a].values()) for a in assignments},
+            {a: "" for a in assignments},
+            {a: list(questions[a].items()) for a in assignments},
+            [Student(s) for s in sorted({row.student for row in rows})],
+            {key: Submission(key[1], key[0], score, 0.0, maximum) for key, (score, maximum) in submissions.items()},
+            list(rows),
+        )
 
 
 def results_in(notebook_path: Path) -> dict[str, GradeResult]:
     """grade id -> the result the grader stored with that grade cell (`autograder.grading.result`)."""
     found: dict[str, GradeResult] = {}
-    with open(notebook_path, encoding="utf-8") as handle:  # plain JSON: no schema validation for each of a class's notebooks
+    with open(
+        notebook_path, encoding="utf-8"
+    ) as handle:  # plain JSON: no schema validation for each of a class's notebooks
         cells = json.load(handle).get("cells", [])
     for cell in cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -279,7 +248,9 @@ def load(root: Path, students: list[str] | None = None, *, values_of: str | None
     found: dict[tuple[str, str], tuple[float, float, str, bool]] = {}
     with Gradebook(db_url) as gradebook:
         known = {assignment.name: assignment for assignment in gradebook.assignments}
-        data.assignments = [a for a in settings.ASSIGNMENTS if a in known] + sorted(set(known) - set(settings.ASSIGNMENTS))
+        data.assignments = [a for a in settings.ASSIGNMENTS if a in known] + sorted(
+            set(known) - set(settings.ASSIGNMENTS)
+        )
         data.students = _roster(gradebook, wanted)
         for name in data.assignments:
             assignment = known[name]
@@ -288,25 +259,42 @@ def load(root: Path, students: list[str] | None = None, *, values_of: str | None
             data.questions[name] = _questions(course, assignment)
             grades = _grades(gradebook, assignment, wanted)
             for student, (raw, penalty, timestamp) in _submissions(gradebook, assignment, wanted).items():
-                found[(name, student)] = (raw, penalty, timestamp, any(entry.given for entry in grades.get(student, [])))
+                found[(name, student)] = (
+                    raw,
+                    penalty,
+                    timestamp,
+                    any(entry.given for entry in grades.get(student, [])),
+                )
             for student, entries in sorted(grades.items()):
-                data.rows += _rows(course, name, student, entries, [g for g, _ in data.questions[name]], values=name == values_of)
-    data.submissions = _standing(course, settings, db_url, data, found, wanted)
+                data.rows += _rows(
+                    course, name, student, entries, [g for g, _ in data.questions[name]], values=name == values_of
+                )
+    data.submissions = standing(course, settings, db_url, data.max_scores, found, wanted)
     roster = {s.id for s in data.students}
-    data.students = sorted(data.students + [Student(s) for s in {s for (_, s) in data.submissions} - roster], key=lambda s: s.id)
+    data.students = sorted(
+        data.students + [Student(s) for s in {s for (_, s) in data.submissions} - roster], key=lambda s: s.id
+    )
     data.rows.sort(key=lambda row: (data.assignments.index(row.assignment), row.student))  # stable: cell order kept
     return data
 
 
 def _roster(gradebook, wanted: set[str] | None) -> list[Student]:
     """The gradebook's students (the `wanted` ones), by id."""
-    return sorted((Student(s.id, _text(s.first_name), _text(s.last_name), _text(s.email))
-                   for s in gradebook.students if wanted is None or s.id in wanted), key=lambda s: s.id)
+    return sorted(
+        (
+            Student(s.id, _text(s.first_name), _text(s.last_name), _text(s.email))
+            for s in gradebook.students
+            if wanted is None or s.id in wanted
+        ),
+        key=lambda s: s.id,
+    )
 
 
 def _questions(course: Course, assignment) -> list[tuple[str, float]]:
     """(grade id, max score) of each grade cell of the gradebook's `assignment`, in notebook order."""
-    cells = {cell.name: float(cell.max_score or 0.0) for notebook in assignment.notebooks for cell in notebook.grade_cells}
+    cells = {
+        cell.name: float(cell.max_score or 0.0) for notebook in assignment.notebooks for cell in notebook.grade_cells
+    }
     ordered = [g for g in _grade_ids_in_order(course, assignment.name) if g in cells]
     return [(g, cells[g]) for g in ordered + [g for g in cells if g not in ordered]]
 
@@ -316,87 +304,21 @@ def _submissions(gradebook, assignment, wanted: set[str] | None) -> dict[str, tu
     (of the `wanted` students)."""
     from nbgrader.api import SubmittedAssignment
 
-    found = (gradebook.db.query(SubmittedAssignment.student_id, SubmittedAssignment.score,
-                                SubmittedAssignment.late_submission_penalty, SubmittedAssignment.timestamp)
-             .filter(SubmittedAssignment.assignment_id == assignment.id).all())
-    return {student: (float(score or 0.0), float(penalty or 0.0), _text(timestamp))
-            for student, score, penalty, timestamp in found if wanted is None or student in wanted}
-
-
-def _failed(course: Course, student: str, assignment: str) -> str:
-    """Why the last autograde of the submission failed, from its record; "" where it did not."""
-    failure = FailedAttempt.read(course.failed_attempt(student, assignment))
-    return failure.reason if failure else ""
-
-
-def _failures(course: Course, assignment: str, wanted: set[str] | None) -> dict[str, FailedAttempt]:
-    """student -> the record of the failed last autograde of `assignment` (`layout.FailedAttempt`)."""
-    base = course.root / "autograded"
-    found = {}
-    for path in sorted(base.glob(f"*/.{assignment}.failed.json")) if base.is_dir() else ():
-        student = path.parent.name
-        failure = FailedAttempt.read(course.failed_attempt(student, assignment)) if wanted is None or student in wanted else None
-        if failure is not None:
-            found[student] = failure
-    return found
-
-
-def _standing(course: Course, settings, db_url: str, data: ClassData, found: dict[tuple[str, str], tuple[float, float, str, bool]],
-              wanted: set[str] | None) -> dict[tuple[str, str], Submission]:
-    """(assignment, student) -> what became of every hand-in of the `wanted` students: the gradebook's
-    submissions (`found`: raw score, penalty, timestamp, whether any grade is given), the ledger's
-    receipts and recorded scores, the folders in submitted/ and the records of failed autogrades (a
-    grading stopped before it finished, `graded.stopped`, is not graded: RECEIVED until the next run);
-    the grade that counts by the term's rules, and its lateness."""
-    from ..coursedir import penalties, term
-    from ..coursedir.ledger import Ledger
-
-    ledger = Ledger(db_url, settings.COURSE_ID)
-    receipts = defaultdict(list)
-    for receipt in ledger.receipts():
-        if receipt.assignment in data.max_scores and (wanted is None or receipt.student in wanted):
-            receipts[(receipt.assignment, receipt.student)].append(receipt)
-    extensions = ledger.extensions()
-    folders = {(a, s) for a in data.assignments for s in course.students(a) if wanted is None or s in wanted}
-    failures = {(a, s): failure for a in data.assignments for s, failure in _failures(course, a, wanted).items()}
-    terms = {a: term.rules(settings, a) for a in data.assignments}
-    assessed: dict[str, tuple] = {}
-    standing = {}
-    for key in sorted(set(found) | set(receipts) | folders | set(failures)):
-        assignment, student = key
-        rules = terms[assignment]
-        mine = receipts.get(key, [])
-        scores = ledger.scores(assignment, student) if mine else {}
-        latest = mine[-1] if mine else None
-        current = next((r.attempt for r in reversed(mine) if r.attempt in scores), None)  # the attempt the gradebook holds
-        raw, penalty, timestamp, marked = found.get(key, (0.0, 0.0, "", False))
-        graded = key in found and (marked or current is not None) and not stopped(course, assignment, student)
-        failure = failures.get(key)
-        state = REFUSED if failure is not None and failure.refused else GRADED if graded else RECEIVED
-        attempt, days, used = current, 0, 0
-        if graded:
-            attempt, raw, penalty = penalties.counted(rules, scores, current, (raw, penalty))
-        else:
-            raw = penalty = 0.0
-            attempt = latest.attempt if latest else None
-        if attempt is not None:
-            receipt = [r for r in mine if r.attempt == attempt][-1]
-            extension = extensions.get(key)
-            until = extension.until if extension else None
-            if graded:
-                days = rules.days_late(penalties.handed_in_at(mine, receipt, rules, until), until)
-                if student not in assessed:
-                    assessed[student] = (penalties.graded_receipts(ledger, student), penalties.lateness(settings, ledger, student))
-                chosen, lateness = assessed[student]
-                if assignment in lateness and chosen[assignment].attempt == attempt:
-                    days, used = lateness[assignment].days, lateness[assignment].budget_days
-            if attempt != current or not timestamp:
-                timestamp = _text(penalties.naive_utc(min(r.received for r in mine if r.digest == receipt.digest)))
-        pending = latest.attempt if graded and latest is not None and latest.attempt not in scores and failure is None else None
-        standing[key] = Submission(student, assignment, raw, penalty, data.max_scores[assignment], timestamp,
-                                   failure.reason if failure else "", state, attempt, max((r.attempt for r in mine), default=0),
-                                   days, used, rules.counts, pending, graded)
-    return standing
+    found = (
+        gradebook.db.query(
+            SubmittedAssignment.student_id,
+            SubmittedAssignment.score,
+            SubmittedAssignment.late_submission_penalty,
+            SubmittedAssignment.timestamp,
+        )
+        .filter(SubmittedAssignment.assignment_id == assignment.id)
+        .all()
+    )
+    return {
+        student: (float(score or 0.0), float(penalty or 0.0), _text(timestamp))
+        for student, score, penalty, timestamp in found
+        if wanted is None or student in wanted
+    }
 
 
 class _Grade(NamedTuple):
@@ -419,22 +341,41 @@ def _grades(gradebook, assignment, wanted: set[str] | None) -> dict[str, list[_G
 
     grades = defaultdict(list)
     for grade in (
-            gradebook.db.query(SubmittedAssignment.student_id, Notebook.name.label("notebook"), BaseCell.name.label("grade_id"),
-                               Grade.score, Grade.max_score,
-                               Grade.needs_manual_grade, Grade.auto_score, Grade.manual_score)
-            .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
-            .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
-            .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
-            .join(BaseCell, Grade.cell_id == BaseCell.id)
-            .filter(SubmittedAssignment.assignment_id == assignment.id).all()):
+        gradebook.db.query(
+            SubmittedAssignment.student_id,
+            Notebook.name.label("notebook"),
+            BaseCell.name.label("grade_id"),
+            Grade.score,
+            Grade.max_score,
+            Grade.needs_manual_grade,
+            Grade.auto_score,
+            Grade.manual_score,
+        )
+        .join(SubmittedNotebook, Grade.notebook_id == SubmittedNotebook.id)
+        .join(SubmittedAssignment, SubmittedNotebook.assignment_id == SubmittedAssignment.id)
+        .join(Notebook, SubmittedNotebook.notebook_id == Notebook.id)
+        .join(BaseCell, Grade.cell_id == BaseCell.id)
+        .filter(SubmittedAssignment.assignment_id == assignment.id)
+        .all()
+    ):
         if wanted is None or grade.student_id in wanted:
-            grades[grade.student_id].append(_Grade(grade.notebook, grade.grade_id, float(grade.score or 0.0), float(grade.max_score or 0.0),
-                                                   awaiting_ta(grade), grade.auto_score is not None or grade.manual_score is not None,
-                                                   grade.auto_score is None and grade.manual_score is not None))
+            grades[grade.student_id].append(
+                _Grade(
+                    grade.notebook,
+                    grade.grade_id,
+                    float(grade.score or 0.0),
+                    float(grade.max_score or 0.0),
+                    awaiting_ta(grade),
+                    grade.auto_score is not None or grade.manual_score is not None,
+                    grade.auto_score is None and grade.manual_score is not None,
+                )
+            )
     return grades
 
 
-def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], order: list[str], values: bool = False) -> list[Row]:
+def _rows(
+    course: Course, assignment: str, student: str, grades: list[_Grade], order: list[str], values: bool = False
+) -> list[Row]:
     """One student's graded cells of `assignment` (`grades` as `_grades` gives them), with the result
     the grader stored in each graded notebook (its hidden cases' values only with `values`), in the
     `order` of grade ids."""
@@ -444,10 +385,23 @@ def _rows(course: Course, assignment: str, student: str, grades: list[_Grade], o
         results[notebook] = results_in(path) if path.is_file() else {}
     rows = []
     for grade in grades:
-        result = results[grade.notebook].get(grade.grade_id) or GradeResult(grade.grade_id, grade.score, grade.max_score)
-        rows.append(Row(student, assignment, grade.grade_id, grade.score, grade.max_score, list(result.misconceptions),
-                        [case if values else replace(case, expected=None, got=None) for case in result.cases],
-                        grade.awaiting_ta, result.not_started, grade.by_ta))
+        result = results[grade.notebook].get(grade.grade_id) or GradeResult(
+            grade.grade_id, grade.score, grade.max_score
+        )
+        rows.append(
+            Row(
+                student,
+                assignment,
+                grade.grade_id,
+                grade.score,
+                grade.max_score,
+                list(result.misconceptions),
+                [case if values else replace(case, expected=None, got=None) for case in result.cases],
+                grade.awaiting_ta,
+                result.not_started,
+                grade.by_ta,
+            )
+        )
     position = {g: i for i, g in enumerate(order)}
     return sorted(rows, key=lambda row: position.get(row.grade_id, len(position)))
 

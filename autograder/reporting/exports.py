@@ -2,6 +2,7 @@
 parameter_stats.csv (see docs/grade-sheets.md), from the gradebook, the submission ledger and the results of the
 autograded notebooks: each student's state per assignment, raw score, late penalty and final grade
 (`autograder.reporting.classdata`)."""
+
 from __future__ import annotations
 
 import csv
@@ -79,9 +80,9 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     canvas.csv: a Canvas gradebook import of the final grades. questions.csv: one row per graded
     cell. question_stats.csv: one row per graded cell across the class, the points that await a TA
     apart from those lost, its facility and discrimination. parameter_stats.csv: one row per value
-    range of each drawn parameter of each check (`autograder.reporting.variants`). Headers are in the course language (`COURSE_LANG`, labels `export.*`),
-    except canvas.csv's, which Canvas fixes; values (ids, numbers, yes/no, states) are the same in
-    every language."""
+    range of each drawn parameter of each check (`autograder.reporting.variants`). Headers are in
+    the course language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes;
+    values (ids, numbers, yes/no, states) are the same in every language."""
     from .classdata import RECEIVED, REFUSED, load, points
     from .stats import question_stats
     from .variants import range_stats
@@ -110,79 +111,209 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             for student in data.students:
                 sub = data.submissions.get((assignment, student.id))
                 scores = (sub.raw_score, sub.penalty, sub.score) if sub and sub.graded else (0.0, 0.0, 0.0)
-                yield [assignment, data.duedates[assignment], sub.timestamp if sub else "", student.id, student.last_name,
-                       student.first_name, student.email, "yes" if sub else "no", data.state(assignment, student.id),
-                       sub.attempt if sub and sub.attempt is not None else "", sub.attempts if sub else 0,
-                       sub.days_late if sub else 0, sub.late_days_used if sub else 0, *map(_points, scores),
-                       _points(awaiting(assignment, student.id)), _points(data.max_scores[assignment]), sub.failed if sub else ""]
+                yield [
+                    assignment,
+                    data.duedates[assignment],
+                    sub.timestamp if sub else "",
+                    student.id,
+                    student.last_name,
+                    student.first_name,
+                    student.email,
+                    "yes" if sub else "no",
+                    data.state(assignment, student.id),
+                    sub.attempt if sub and sub.attempt is not None else "",
+                    sub.attempts if sub else 0,
+                    sub.days_late if sub else 0,
+                    sub.late_days_used if sub else 0,
+                    *map(_points, scores),
+                    _points(awaiting(assignment, student.id)),
+                    _points(data.max_scores[assignment]),
+                    sub.failed if sub else "",
+                ]
 
-    grades = write_csv(out / "grades.csv", _header("assignment", "duedate", "timestamp", "student_id", "last_name", "first_name",
-                                                     "email", "submitted", "state", "attempt", "attempts", "days_late",
-                                                     "late_days_used", "raw_score", "late_submission_penalty", "final_score",
-                                                     "points_awaiting_ta", "max_score", "reason"), long_rows())
+    grades = write_csv(
+        out / "grades.csv",
+        _header(
+            "assignment",
+            "duedate",
+            "timestamp",
+            "student_id",
+            "last_name",
+            "first_name",
+            "email",
+            "submitted",
+            "state",
+            "attempt",
+            "attempts",
+            "days_late",
+            "late_days_used",
+            "raw_score",
+            "late_submission_penalty",
+            "final_score",
+            "points_awaiting_ta",
+            "max_score",
+            "reason",
+        ),
+        long_rows(),
+    )
 
     def wide_rows():
         for student in data.students:
             subs = [graded(a, student.id) for a in data.assignments]
             waiting = [awaiting(a, student.id) for a in data.assignments]
-            in_state = {state: [a for a in data.assignments if data.state(a, student.id) == state] for state in (RECEIVED, REFUSED)}
-            yield [student.id, student.last_name, student.first_name, student.email,
-                   *(_points(sub.score) if sub else "" for sub in subs),
-                   _points(data.total(student.id)), _points(data.max_total), _points(sum(waiting)),
-                   " ".join(a for a in data.assignments if not data.submitted(a, student.id)),
-                   " ".join(in_state[RECEIVED]), " ".join(in_state[REFUSED]),
-                   " ".join(a for a, sub in zip(data.assignments, subs) if sub and sub.late),
-                   *(_points(sub.raw_score) if sub else "" for sub in subs), *(_points(sub.penalty) if sub else "" for sub in subs),
-                   *(_points(points) if data.submitted(a, student.id) else "" for a, points in zip(data.assignments, waiting))]
+            in_state = {
+                state: [a for a in data.assignments if data.state(a, student.id) == state]
+                for state in (RECEIVED, REFUSED)
+            }
+            yield [
+                student.id,
+                student.last_name,
+                student.first_name,
+                student.email,
+                *(_points(sub.score) if sub else "" for sub in subs),
+                _points(data.total(student.id)),
+                _points(data.max_total),
+                _points(sum(waiting)),
+                " ".join(a for a in data.assignments if not data.submitted(a, student.id)),
+                " ".join(in_state[RECEIVED]),
+                " ".join(in_state[REFUSED]),
+                " ".join(a for a, sub in zip(data.assignments, subs) if sub and sub.late),
+                *(_points(sub.raw_score) if sub else "" for sub in subs),
+                *(_points(sub.penalty) if sub else "" for sub in subs),
+                *(
+                    _points(points) if data.submitted(a, student.id) else ""
+                    for a, points in zip(data.assignments, waiting)
+                ),
+            ]
 
-    scores = write_csv(out / "scores.csv", [*_header("student_id", "last_name", "first_name", "email"), *data.assignments,
-                                              *_header("total", "max_total", "points_awaiting_ta", "not_submitted", "received",
-                                                       "refused", "late"),
-                                              *(label("export.assignment_raw_score", assignment=a) for a in data.assignments),
-                                              *(label("export.assignment_penalty", assignment=a) for a in data.assignments),
-                                              *(label("export.assignment_awaiting", assignment=a) for a in data.assignments)],
-                        wide_rows())
+    scores = write_csv(
+        out / "scores.csv",
+        [
+            *_header("student_id", "last_name", "first_name", "email"),
+            *data.assignments,
+            *_header("total", "max_total", "points_awaiting_ta", "not_submitted", "received", "refused", "late"),
+            *(label("export.assignment_raw_score", assignment=a) for a in data.assignments),
+            *(label("export.assignment_penalty", assignment=a) for a in data.assignments),
+            *(label("export.assignment_awaiting", assignment=a) for a in data.assignments),
+        ],
+        wide_rows(),
+    )
 
     def canvas_rows():
         yield ["Points Possible", "", "", "", "", *(_points(data.max_scores[a]) for a in data.assignments)]
         for student in sorted(data.students, key=lambda s: (s.display.lower(), s.id)):
-            yield [student.display, "", "", student.id, "",
-                   *(_points(sub.score) if (sub := graded(a, student.id)) else "" for a in data.assignments)]
+            yield [
+                student.display,
+                "",
+                "",
+                student.id,
+                "",
+                *(_points(sub.score) if (sub := graded(a, student.id)) else "" for a in data.assignments),
+            ]
 
     canvas = write_csv(out / "canvas.csv", [*CANVAS_COLUMNS, *data.assignments], canvas_rows())
 
     def question_rows():
         for row in data.rows:
             passed = sum(case.ok for case in row.cases)
-            yield [row.assignment, row.student, row.grade_id, _points(row.score), _points(row.max_score),
-                   " ".join(row.misconceptions), passed if row.cases else "", len(row.cases) if row.cases else ""]
+            yield [
+                row.assignment,
+                row.student,
+                row.grade_id,
+                _points(row.score),
+                _points(row.max_score),
+                " ".join(row.misconceptions),
+                passed if row.cases else "",
+                len(row.cases) if row.cases else "",
+            ]
 
-    questions = write_csv(out / "questions.csv", _header("assignment", "student_id", "grade_id", "score", "max_score",
-                                                           "misconceptions", "cases_passed", "cases"), question_rows())
+    questions = write_csv(
+        out / "questions.csv",
+        _header(
+            "assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"
+        ),
+        question_rows(),
+    )
 
     def stats_rows():
         for assignment in data.assignments:
             for q in question_stats(data, assignment):
-                yield [q.assignment, q.grade_id, _points(q.max_score), q.submissions, "" if q.mean is None else _points(q.mean),
-                       q.full_marks, "" if q.full_share is None else _points(q.full_share), q.zeros, _points(q.lost),
-                       _points(q.lost_uncatalogued), len(q.uncatalogued), _points(q.lost_not_started), len(q.not_started),
-                       _points(q.points_awaiting), len(q.awaiting), "" if q.facility is None else f"{q.facility:.4f}",
-                       "" if q.discrimination is None else f"{q.discrimination:.4f}"]
+                yield [
+                    q.assignment,
+                    q.grade_id,
+                    _points(q.max_score),
+                    q.submissions,
+                    "" if q.mean is None else _points(q.mean),
+                    q.full_marks,
+                    "" if q.full_share is None else _points(q.full_share),
+                    q.zeros,
+                    _points(q.lost),
+                    _points(q.lost_uncatalogued),
+                    len(q.uncatalogued),
+                    _points(q.lost_not_started),
+                    len(q.not_started),
+                    _points(q.points_awaiting),
+                    len(q.awaiting),
+                    "" if q.facility is None else f"{q.facility:.4f}",
+                    "" if q.discrimination is None else f"{q.discrimination:.4f}",
+                ]
 
-    stats = write_csv(out / "question_stats.csv", _header("assignment", "grade_id", "max_score", "submissions", "mean",
-                                                            "full_marks", "full_marks_share", "zeros", "points_lost",
-                                                            "points_lost_uncatalogued", "students_uncatalogued",
-                                                            "points_lost_not_started", "students_not_started",
-                                                            "points_awaiting_ta", "students_awaiting_ta", "facility",
-                                                            "discrimination"), stats_rows())
+    stats = write_csv(
+        out / "question_stats.csv",
+        _header(
+            "assignment",
+            "grade_id",
+            "max_score",
+            "submissions",
+            "mean",
+            "full_marks",
+            "full_marks_share",
+            "zeros",
+            "points_lost",
+            "points_lost_uncatalogued",
+            "students_uncatalogued",
+            "points_lost_not_started",
+            "students_not_started",
+            "points_awaiting_ta",
+            "students_awaiting_ta",
+            "facility",
+            "discrimination",
+        ),
+        stats_rows(),
+    )
 
     def parameter_rows():
         for assignment in data.assignments:
             for r in range_stats(data, assignment):
-                yield [r.assignment, r.grade_id, r.parameter, r.range, r.cases, f"{r.facility:.4f}", r.rest_cases,
-                       f"{r.rest_facility:.4f}", f"{r.p_value:.4g}", f"{r.p_adjusted:.4g}", int(r.harder)]
+                yield [
+                    r.assignment,
+                    r.grade_id,
+                    r.parameter,
+                    r.range,
+                    r.cases,
+                    f"{r.facility:.4f}",
+                    r.rest_cases,
+                    f"{r.rest_facility:.4f}",
+                    f"{r.p_value:.4g}",
+                    f"{r.p_adjusted:.4g}",
+                    int(r.harder),
+                ]
 
-    parameters = write_csv(out / "parameter_stats.csv", _header("assignment", "grade_id", "parameter", "range", "cases", "facility",
-                                                                  "rest_cases", "rest_facility", "p_value", "p_adjusted", "harder"),
-                            parameter_rows())
+    parameters = write_csv(
+        out / "parameter_stats.csv",
+        _header(
+            "assignment",
+            "grade_id",
+            "parameter",
+            "range",
+            "cases",
+            "facility",
+            "rest_cases",
+            "rest_facility",
+            "p_value",
+            "p_adjusted",
+            "harder",
+        ),
+        parameter_rows(),
+    )
     return Exports(grades, scores, canvas, questions, stats, parameters)

@@ -11,6 +11,7 @@
   the English edition each run of Chinese text marked as Chinese. It only inserts markup between
   what is there, so nothing the student wrote is re-parsed into markup.
 """
+
 from __future__ import annotations
 
 import html
@@ -20,8 +21,9 @@ from html.parser import HTMLParser
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
-from rnnkit.messages import language
 from traitlets import default
+
+from rnnkit.messages import language
 
 from ..coursedir.gradebook import CourseGradebook, awaiting_ta
 from ..labels import catalogue, label
@@ -59,7 +61,9 @@ class AwaitingTA(NbGraderPreprocessor):
         info = resources["nbgrader"]
         with CourseGradebook(info["db_url"]) as gradebook:
             grades = gradebook.find_submission_notebook(info["notebook"], info["assignment"], info["student"]).grades
-            waiting = {grade.name: (grade.score or 0.0, grade.max_score or 0.0) for grade in grades if awaiting_ta(grade)}
+            waiting = {
+                grade.name: (grade.score or 0.0, grade.max_score or 0.0) for grade in grades if awaiting_ta(grade)
+            }
         for cell in nb.cells:
             if utils.is_grade(cell) or utils.is_task(cell):
                 cell.metadata.nbgrader["awaiting_ta"] = cell.metadata.nbgrader["grade_id"] in waiting
@@ -79,7 +83,9 @@ class _Insertions(HTMLParser):
         self.found: list[tuple[int, str]] = []
         self.tables: list[tuple[int, int]] = []  # each open table: its start tag's offset, its place in `found`
         self.raw: str | None = None
-        self.pieces: list[tuple[int, str, bool]] = []  # the text since the last tag: (offset, text, whether written as it reads)
+        self.pieces: list[
+            tuple[int, str, bool]
+        ] = []  # the text since the last tag: (offset, text, whether written as it reads)
         self.feed(text)
         self.close()
         self.mark_language(len(text))
@@ -103,7 +109,9 @@ class _Insertions(HTMLParser):
             start, place = self.tables.pop()
             if not self.tables:  # an outermost table: one region holds it and the tables inside it
                 region = html.escape(label("feedback.table_region"))
-                self.found.insert(place, (start, f'<div class="table-scroll" role="region" tabindex="0" aria-label="{region}">'))
+                self.found.insert(
+                    place, (start, f'<div class="table-scroll" role="region" tabindex="0" aria-label="{region}">')
+                )
                 self.found.append((self.text.index(">", self.position()) + 1, "</div>"))
 
     def handle_data(self, data):
@@ -122,9 +130,16 @@ class _Insertions(HTMLParser):
             return
         spans = []  # of each character read: its (start, end) offsets in the HTML text
         for (offset, text, as_written), after in zip(pieces, [offset for offset, _, _ in pieces[1:]] + [end]):
-            spans += [(offset + k, offset + k + 1) for k in range(len(text))] if as_written else [(offset, after)] * len(text)
+            spans += (
+                [(offset + k, offset + k + 1) for k in range(len(text))]
+                if as_written
+                else [(offset, after)] * len(text)
+            )
         for run in _CJK_RUN.finditer("".join(text for _, text, _ in pieces)):
-            self.found += [(spans[run.start()][0], f'<span lang="{self.other_lang}">'), (spans[run.end() - 1][1], "</span>")]
+            self.found += [
+                (spans[run.start()][0], f'<span lang="{self.other_lang}">'),
+                (spans[run.end() - 1][1], "</span>"),
+            ]
 
 
 def accessible_html(text: str) -> str:

@@ -6,6 +6,7 @@ The English edition names Latin fonts first and CJK fonts after them (a Chinese 
 appear, a student's name, finds a font where one is installed); the Chinese edition names CJK
 fonts first, so that its punctuation and digits come from the same font as its characters.
 """
+
 from __future__ import annotations
 
 import html
@@ -17,8 +18,10 @@ from ..labels import fill, template
 #: Latin sans-serif fonts common on Linux, macOS and Windows.
 LATIN = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "Helvetica Neue", Arial'
 #: Simplified-Chinese fonts common on the same systems.
-CJK = ('"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
-       '"Microsoft YaHei", "WenQuanYi Micro Hei"')
+CJK = (
+    '"Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "PingFang SC", "Hiragino Sans GB", '
+    '"Microsoft YaHei", "WenQuanYi Micro Hei"'
+)
 #: Monospaced fonts (code, ids); CJK after them for a Chinese comment in code.
 MONO = 'ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", "Liberation Mono", monospace'
 

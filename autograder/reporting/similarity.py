@@ -1,14 +1,15 @@
 """Answer similarity: which graded submissions of an assignment share code, and which return the value
 of another student's hidden case.
 
-Code. The solution cells and the student's own cells of a graded notebook (the autograded copy:
-the attempt that was graded) are read as written; the released notebook's code (the stubs, the given helpers, the visible tests) is
-boilerplate, and so is a passage that more than half of the class, and at least 10 students, share
-(`COMMON`: MOSS ignores a passage in more than 10 files by default). copydetect tokenises each student's code with Pygments (names, strings and
-comments do not count, so renaming, re-commenting and reordering change nothing), winnows its
-k-grams (Schleimer, Wilkerson and Aiken 2003) and compares every pair: a pair's score is the larger
-of the two shares of a student's fingerprinted code that the other holds (a copy padded with code
-of its own still scores high), in [0, 1].
+Code. The solution cells and the student's own cells of a graded notebook (the autograded copy: the
+attempt that was graded) are read as written; the released notebook's code (the stubs, the given
+helpers, the visible tests) is boilerplate, and so is a passage that more than half of the class,
+and at least 10 students, share (`COMMON`: MOSS ignores a passage in more than 10 files by default).
+copydetect tokenises each student's code with Pygments (names, strings and comments do not count, so
+renaming, re-commenting and reordering change nothing), winnows its k-grams (Schleimer, Wilkerson
+and Aiken 2003) and compares every pair: a pair's score is the larger of the two shares of a
+student's fingerprinted code that the other holds (a copy padded with code of its own still scores
+high), in [0, 1].
 
 Values. Every hidden case is drawn for one student (`autograder.grading.attempts`), so a function
 that returns another student's expected value on its own case is a signal no text comparison gives:
@@ -19,6 +20,7 @@ student has those: a function that returns one copies the book, not a classmate)
 
 A high score or a flag is a reason to look, not a verdict.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -106,8 +108,11 @@ def code_cells(notebook: Path, written: bool = False) -> str:
             raise ValueError(f"larger than {NOTEBOOK_BYTES} bytes")
         with open(notebook, encoding="utf-8") as handle:
             cells = json.load(handle).get("cells", [])
-        sources = ["".join(s) if isinstance(s := cell.get("source", ""), list) else str(s)
-                   for cell in cells if isinstance(cell, dict) and cell.get("cell_type") == "code" and not (written and _given(cell))]
+        sources = [
+            "".join(s) if isinstance(s := cell.get("source", ""), list) else str(s)
+            for cell in cells
+            if isinstance(cell, dict) and cell.get("cell_type") == "code" and not (written and _given(cell))
+        ]
     except (OSError, ValueError, AttributeError, TypeError, RecursionError) as error:
         logging.getLogger(__name__).warning("similarity: %s not read: %s", notebook, error)
         return ""
@@ -124,8 +129,17 @@ def _kgram_hashes(string: str, k: int) -> np.ndarray:
     """copydetect's hashes of every k-gram of `string`, from a hash that is the same in every process
     (copydetect takes Python's `hash`, seeded anew in each process: the winnowed fingerprints, and so
     the scores, would change from one run to the next)."""
-    return np.array([int.from_bytes(hashlib.blake2b(string[offset:offset + k].encode("utf-8", "surrogatepass"), digest_size=8).digest(),
-                                    "big", signed=True) for offset in range(len(string) - k + 1)], dtype=np.int64)
+    return np.array(
+        [
+            int.from_bytes(
+                hashlib.blake2b(string[offset : offset + k].encode("utf-8", "surrogatepass"), digest_size=8).digest(),
+                "big",
+                signed=True,
+            )
+            for offset in range(len(string) - k + 1)
+        ],
+        dtype=np.int64,
+    )
 
 
 def _fingerprint(text: str, window: int, boilerplate: np.ndarray | None = None):
@@ -134,7 +148,9 @@ def _fingerprint(text: str, window: int, boilerplate: np.ndarray | None = None):
 
     hashed_kgrams, copydetect.utils.hashed_kgrams = copydetect.utils.hashed_kgrams, _kgram_hashes
     try:
-        return CodeFingerprint("code.py", NOISE, window, boilerplate=boilerplate, fp=io.StringIO(text), language="python")
+        return CodeFingerprint(
+            "code.py", NOISE, window, boilerplate=boilerplate, fp=io.StringIO(text), language="python"
+        )
     finally:
         copydetect.utils.hashed_kgrams = hashed_kgrams
 
@@ -154,7 +170,9 @@ def fingerprints(codes: dict[str, str], given: str) -> list[Code]:
 
 
 def _spans(slices: np.ndarray) -> tuple[tuple[int, int], ...]:
-    return tuple((int(start), int(end)) for start, end in zip(slices[0], slices[1])) if len(slices) and slices.size else ()
+    return (
+        tuple((int(start), int(end)) for start, end in zip(slices[0], slices[1])) if len(slices) and slices.size else ()
+    )
 
 
 def pairs(codes: list[Code], floor: float = FLOOR) -> list[Pair]:
@@ -163,25 +181,35 @@ def pairs(codes: list[Code], floor: float = FLOOR) -> list[Pair]:
 
     found = []
     for i, a in enumerate(codes):
-        for b in codes[i + 1:]:
-            if not a.fingerprint.hashes or not b.fingerprint.hashes or a.fingerprint.hashes.isdisjoint(b.fingerprint.hashes):
+        for b in codes[i + 1 :]:
+            if (
+                not a.fingerprint.hashes
+                or not b.fingerprint.hashes
+                or a.fingerprint.hashes.isdisjoint(b.fingerprint.hashes)
+            ):
                 continue
             _, (share_a, share_b), (slices_a, slices_b) = compare_files(a.fingerprint, b.fingerprint)
             score = min(1.0, max(float(share_a), float(share_b)))
             if score >= floor and math.isfinite(score):
-                found.append(Pair(a.student, b.student, score, float(share_a), float(share_b), _spans(slices_a), _spans(slices_b)))
+                found.append(
+                    Pair(
+                        a.student, b.student, score, float(share_a), float(share_b), _spans(slices_a), _spans(slices_b)
+                    )
+                )
     return sorted(found, key=lambda p: (-p.score, p.student_a, p.student_b))
 
 
 def _key(value: Any) -> str:
     """A coarse key of a stored value (numbers to 3 significant digits), under which values that
     `close` may match are looked for."""
+
     def coarse(value):
         if isinstance(value, list):
             return [coarse(item) for item in value]
         if isinstance(value, dict):
             return {key: coarse(item) for key, item in value.items()}
         return float(f"{value:.3g}") if isinstance(value, float) else value
+
     return json.dumps(coarse(value), sort_keys=True)
 
 
@@ -200,7 +228,9 @@ def flags(data: ClassData, assignment: str) -> list[Flag]:
     values: on one check, at least `MIN_MATCHES` of a student's wrong values each match (`FLAG_RTOL`)
     a case of one and the same other student, and of nobody else, none of the student's own cases
     and no public case's answer; by student, check and case."""
-    expected: dict[tuple[str, str], list[tuple[str, str, Any]]] = defaultdict(list)  # (check, key) -> (student, case, value)
+    expected: dict[tuple[str, str], list[tuple[str, str, Any]]] = defaultdict(
+        list
+    )  # (check, key) -> (student, case, value)
     wrong: dict[tuple[str, str], list[tuple[str, Any]]] = defaultdict(list)  # (student, check) -> (case, value)
     for row in data.graded_rows_of(assignment):
         if row.needs_manual or row.not_started:
@@ -219,7 +249,11 @@ def flags(data: ClassData, assignment: str) -> list[Flag]:
         for label, got in values:
             if any(close(got, answer, FLAG_RTOL) for answer in given):
                 continue
-            matches = [(other, other_case) for other, other_case, value in expected.get((check, _key(got)), ()) if close(got, value, FLAG_RTOL)]
+            matches = [
+                (other, other_case)
+                for other, other_case, value in expected.get((check, _key(got)), ())
+                if close(got, value, FLAG_RTOL)
+            ]
             if len({other for other, _ in matches}) == 1 and matches[0][0] != student:
                 matched[matches[0][0]].append((label, matches[0][1]))
         for other, cases in matched.items():
@@ -250,5 +284,12 @@ def analyse(data: ClassData, assignment: str, codes: dict[str, str], given: str)
     too_long = tuple(sorted(student for student, text in codes.items() if len(text) > CODE_CHARS))
     kept = {student: text for student, text in codes.items() if student not in too_long}
     prints = fingerprints(kept, given)
-    return Similarity(assignment, pairs(prints), flags(data, assignment), kept, len(codes),
-                      tuple(code.student for code in prints if not code.fingerprint.hashes), too_long)
+    return Similarity(
+        assignment,
+        pairs(prints),
+        flags(data, assignment),
+        kept,
+        len(codes),
+        tuple(code.student for code in prints if not code.fingerprint.hashes),
+        too_long,
+    )

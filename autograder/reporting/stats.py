@@ -1,6 +1,7 @@
 """The statistics the class report and the exports share: per question (`question_stats`, with the
 item analysis: facility and discrimination) and per named misconception (`misconception_stats`),
 from `autograder.reporting.classdata.ClassData`."""
+
 from __future__ import annotations
 
 import math
@@ -77,21 +78,26 @@ def question_stats(data: ClassData, assignment: str) -> list[QuestionStats]:
         waiting = [row for row in rows if row.needs_manual]
         outside = [row for row in graded if row.lost > EPS and not row.misconceptions and not row.not_started]
         idle = [row for row in graded if row.not_started]
-        stats.append(QuestionStats(
-            assignment, grade_id, maximum, len(rows),
-            sum(row.score for row in graded) / len(graded) if graded else None,
-            sum(1 for row in graded if row.score >= row.max_score - EPS and row.max_score > 0),
-            sum(1 for row in graded if row.score <= EPS),
-            sum(row.lost for row in graded),
-            sum(row.lost for row in outside),
-            tuple(sorted(row.student for row in outside)),
-            sum(row.lost for row in idle),
-            tuple(sorted(row.student for row in idle)),
-            sum(row.awaiting for row in waiting),
-            tuple(sorted(row.student for row in waiting)),
-            math.fsum(row.score for row in graded) / (maximum * len(graded)) if graded and maximum > 0 else None,
-            discrimination([row.score for row in graded], [totals[row.student] - row.score for row in graded]),
-        ))
+        stats.append(
+            QuestionStats(
+                assignment,
+                grade_id,
+                maximum,
+                len(rows),
+                sum(row.score for row in graded) / len(graded) if graded else None,
+                sum(1 for row in graded if row.score >= row.max_score - EPS and row.max_score > 0),
+                sum(1 for row in graded if row.score <= EPS),
+                sum(row.lost for row in graded),
+                sum(row.lost for row in outside),
+                tuple(sorted(row.student for row in outside)),
+                sum(row.lost for row in idle),
+                tuple(sorted(row.student for row in idle)),
+                sum(row.awaiting for row in waiting),
+                tuple(sorted(row.student for row in waiting)),
+                math.fsum(row.score for row in graded) / (maximum * len(graded)) if graded and maximum > 0 else None,
+                discrimination([row.score for row in graded], [totals[row.student] - row.score for row in graded]),
+            )
+        )
     return stats
 
 
@@ -142,9 +148,13 @@ def misconception_stats(data: ClassData, assignment: str) -> list[MisconceptionS
             per_check[name][row.grade_id] += 1
     order = {g: i for i, (g, _) in enumerate(data.questions.get(assignment, []))}
     texts = _texts(assignment)
-    found = [MisconceptionStats(name, texts.get(name, ""), tuple(sorted(who)),
-                                tuple(sorted(per_check[name].items(), key=lambda item: order.get(item[0], len(order)))))
-             for name, who in students.items()]
+    found = [
+        MisconceptionStats(
+            name,
+            texts.get(name, ""),
+            tuple(sorted(who)),
+            tuple(sorted(per_check[name].items(), key=lambda item: order.get(item[0], len(order)))),
+        )
+        for name, who in students.items()
+    ]
     return sorted(found, key=lambda m: (-len(m.students), m.id))
-
-

@@ -10,6 +10,7 @@ table (this range or the rest, right or wrong) follows the hypergeometric law Fi
 assumes; the students' own strengths only make it conservative. Cases of a check still the stub,
 and of a hand-in without a grade, are left out.
 """
+
 from __future__ import annotations
 
 from collections import defaultdict
@@ -119,4 +120,12 @@ def _ordered(groups: dict[str, list[bool]], present: list, labels: list[str]) ->
     first = {}
     for label, (value, _) in zip(labels, present):
         first.setdefault(label, value)
-    return sorted(groups, key=lambda label: (label != ORDINARY, isinstance(first[label], str), first[label] if not isinstance(first[label], str) else 0, label))
+    return sorted(
+        groups,
+        key=lambda label: (
+            label != ORDINARY,
+            isinstance(first[label], str),
+            first[label] if not isinstance(first[label], str) else 0,
+            label,
+        ),
+    )

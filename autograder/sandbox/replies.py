@@ -3,24 +3,43 @@ the graded notebook may keep them (known MIME types, figures by key, a PNG's tex
 in bytes). Values come back through the safe codec (`rnnkit.codec`); nothing is unpickled or
 evaluated here.
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any, Mapping
 
 import nbformat
+
 from rnnkit import codec, figures, wire
 from rnnkit.checking import StudentFailure
 
 #: Failures a runner may report; anything else is read as a crash.
-FAILURES = {"check.not_implemented", "check.crashed", "check.crashed_at", "check.timeout", "check.timeout_size", "check.not_defined",
-            "check.unreadable_result", "check.contract_broken"}
+FAILURES = {
+    "check.not_implemented",
+    "check.crashed",
+    "check.crashed_at",
+    "check.timeout",
+    "check.timeout_size",
+    "check.not_defined",
+    "check.unreadable_result",
+    "check.contract_broken",
+}
 #: Bytes a cell's outputs may take past OUTPUT_LIMIT_KB: what the runner itself keeps past the limit
 #: (an error raised after it, cut to 4 KB, and its note).
 RUNNER_ALLOWANCE = 8 * 1024
 #: Bytes counted for each output besides its text: the notebook's own JSON around it.
 OUTPUT_OVERHEAD = 100
-_MIMES = {"text/plain", "text/html", "text/markdown", "text/latex", "image/png", "image/jpeg", "image/svg+xml", "application/json"}
+_MIMES = {
+    "text/plain",
+    "text/html",
+    "text/markdown",
+    "text/latex",
+    "image/png",
+    "image/jpeg",
+    "image/svg+xml",
+    "application/json",
+}
 #: Characters of a PNG's text alternative (its metadata's `alt`) that the graded notebook keeps.
 ALT_CHARS = 4000
 
@@ -33,8 +52,11 @@ def call_result(reply: dict, timeout: float) -> codec.Decoded:
         except codec.CodecError as error:
             raise StudentFailure("check.unreadable_result", detail=str(error)) from None
     failure = wire.field(reply, "failure", str, "check.crashed")
-    fields = {k: v for k, v in (wire.field(reply, "fields", dict, {}) or {}).items()
-              if isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)}
+    fields = {
+        k: v
+        for k, v in (wire.field(reply, "fields", dict, {}) or {}).items()
+        if isinstance(k, str) and isinstance(v, (str, int, float)) and not isinstance(v, bool)
+    }
     fields = {k: (v[:300] if isinstance(v, str) else v) for k, v in fields.items()}
     if failure not in FAILURES:
         failure, fields = "check.crashed", {"error": "an unknown failure", "detail": ""}
@@ -56,7 +78,7 @@ def notebook_output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode
         data = {mime: value for mime, value in raw["data"].items() if mime in _MIMES and isinstance(value, str)}
         png = data.get("image/png", "")
         if png.startswith(figures.MARKER):
-            found = known.get(png[len(figures.MARKER):])
+            found = known.get(png[len(figures.MARKER) :])
             if found is None:
                 del data["image/png"]
             else:
@@ -67,12 +89,20 @@ def notebook_output(raw: Any, known: Mapping[str, str]) -> nbformat.NotebookNode
         if kind == "display_data":
             return nbformat.v4.new_output("display_data", data=data, metadata=metadata)
         count = raw.get("execution_count")
-        return nbformat.v4.new_output("execute_result", data=data, metadata=metadata,
-                                      execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None)
+        return nbformat.v4.new_output(
+            "execute_result",
+            data=data,
+            metadata=metadata,
+            execution_count=count if isinstance(count, int) and not isinstance(count, bool) else None,
+        )
     if kind == "error":
         trace = raw.get("traceback")
-        return nbformat.v4.new_output("error", ename=str(raw.get("ename", "Error"))[:200], evalue=str(raw.get("evalue", ""))[:2000],
-                                      traceback=[str(line)[:5000] for line in trace[:200]] if isinstance(trace, list) else [])
+        return nbformat.v4.new_output(
+            "error",
+            ename=str(raw.get("ename", "Error"))[:200],
+            evalue=str(raw.get("evalue", ""))[:2000],
+            traceback=[str(line)[:5000] for line in trace[:200]] if isinstance(trace, list) else [],
+        )
     return None
 
 
@@ -119,9 +149,9 @@ def _cut(node: nbformat.NotebookNode, room: int) -> list:
     text alone where that fits, else nothing."""
     room -= OUTPUT_OVERHEAD
     if node.output_type == "stream":
-        text = node.text.encode("utf-8", "surrogatepass")[:max(room, 0)].decode("utf-8", "ignore")
+        text = node.text.encode("utf-8", "surrogatepass")[: max(room, 0)].decode("utf-8", "ignore")
         while text and _nbytes(text) > room:  # escapes and lines cost more than their characters
-            text = text[:len(text) * room // _nbytes(text)]
+            text = text[: len(text) * room // _nbytes(text)]
         node.text = text
         return [node] if node.text else []
     plain = node.get("data", {}).get("text/plain")

@@ -4,6 +4,7 @@ functions called in it (`RemoteFunction`), and the second runner the probes call
 (`Session.for_probes`, each probe `Session.apart`); and the check of a class's runners before its
 first submission (`preflight`).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -16,13 +17,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 import nbformat
+
 from rnnkit import codec, messages, wire
 from rnnkit.checking import StudentFailure
 from rnnkit.jail.limits import Limits
 
 from .replies import RUNNER_ALLOWANCE, bounded, call_result, figures_drawn, note_output, notebook_output, output_size
 from .zygote import Runner, RunnerBroken, RunnerDied, at_hand, zygote_channel
-
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
 GRACE = 2.0
@@ -55,7 +56,9 @@ class Session:
         self.folder, self.limits, self.language = folder, limits, language
         self.known = dict(sorted((known or {}).items())[:MAX_KNOWN_FIGURES])
         self.workdir = Path(tempfile.mkdtemp(prefix="submission-", dir=self.zygote.scratch))
-        shutil.copytree(folder, self.workdir, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".*"))
+        shutil.copytree(
+            folder, self.workdir, dirs_exist_ok=True, symlinks=True, ignore=shutil.ignore_patterns("*.ipynb", ".*")
+        )
         self.replay: list[str] = []  # the cells that ran, in order
         self.runner: Runner | None = None
         self.ran = 0  # how many cells of `replay` the runner has run
@@ -108,8 +111,11 @@ class Session:
         self._check()
         start = time.monotonic()
         try:
-            reply = runner.request(message, min(timeout, self.left() + GRACE),
-                                   self.limits.OUTPUT_LIMIT_KB * 1024 * 8 + codec.MAX_BYTES // 4)
+            reply = runner.request(
+                message,
+                min(timeout, self.left() + GRACE),
+                self.limits.OUTPUT_LIMIT_KB * 1024 * 8 + codec.MAX_BYTES // 4,
+            )
             return read(reply)
         finally:
             self.charged.spent += time.monotonic() - start
@@ -138,7 +144,9 @@ class Session:
         figure's marker replaced by the PNG of its key), cut to OUTPUT_LIMIT_KB (`bounded`);
         `drawn` gets the PNG of each figure the runner drew, by key."""
         timeout = self._limit(self.limits.CELL_TIMEOUT)
-        return self._ask(runner, {"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn))
+        return self._ask(
+            runner, {"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn)
+        )
 
     def _outputs(self, reply: dict, drawn: dict[str, str] | None) -> list:
         outputs = wire.field(reply, "outputs", list, [])
@@ -155,11 +163,23 @@ class Session:
         try:
             outputs = self._cell(self._runner(), source, drawn)
         except BudgetSpent as spent:
-            return [nbformat.v4.new_output("error", ename="BudgetSpent", traceback=[],
-                                           evalue=messages.text("cell.budget_spent", **spent.fields))]
+            return [
+                nbformat.v4.new_output(
+                    "error",
+                    ename="BudgetSpent",
+                    traceback=[],
+                    evalue=messages.text("cell.budget_spent", **spent.fields),
+                )
+            ]
         except RunnerDied:
-            return [nbformat.v4.new_output("error", ename="KernelDied", traceback=[], evalue=messages.text(
-                "cell.runner_died", seconds=f"{self.limits.CELL_TIMEOUT:g}"))]
+            return [
+                nbformat.v4.new_output(
+                    "error",
+                    ename="KernelDied",
+                    traceback=[],
+                    evalue=messages.text("cell.runner_died", seconds=f"{self.limits.CELL_TIMEOUT:g}"),
+                )
+            ]
         self.replay.append(source)
         self.ran = len(self.replay)
         size = sum(map(output_size, outputs))
@@ -179,8 +199,14 @@ class Session:
             if not self.forked:
                 raise StudentFailure("check.runner_died", name=name)
         timeout = self._limit(timeout)
-        message = {"op": "call", "name": name, "args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs)), "timeout": timeout,
-                   "call": way}
+        message = {
+            "op": "call",
+            "name": name,
+            "args": codec.to_plain(list(args)),
+            "kwargs": codec.to_plain(dict(kwargs)),
+            "timeout": timeout,
+            "call": way,
+        }
         return self._ask(runner, message, timeout + GRACE, lambda reply: self._call_reply(reply, name, timeout))
 
     def _call_reply(self, reply: dict, name: str, timeout: float) -> codec.Decoded:
@@ -220,14 +246,20 @@ def preflight(limits: Limits, language: str) -> None:
     runner = None
     try:
         runner = channel.spawn(workdir, limits, language, {})
-        reply = runner.request({"op": "run_cell", "source": "pass"}, limits.CELL_TIMEOUT + GRACE, limits.OUTPUT_LIMIT_KB * 1024 * 8)
+        reply = runner.request(
+            {"op": "run_cell", "source": "pass"}, limits.CELL_TIMEOUT + GRACE, limits.OUTPUT_LIMIT_KB * 1024 * 8
+        )
     except RunnerDied as died:
         raise RunnerBroken(f"a sandboxed runner ended before it ran a cell ({died})") from None
     finally:
         if runner is not None:
             runner.close()
         remove_tree(workdir)
-    errors = [output for output in wire.field(reply, "outputs", list, []) if isinstance(output, dict) and output.get("output_type") == "error"]
+    errors = [
+        output
+        for output in wire.field(reply, "outputs", list, [])
+        if isinstance(output, dict) and output.get("output_type") == "error"
+    ]
     if errors:
         raise RunnerBroken(f"a sandboxed runner cannot run a cell: {errors[0].get('ename')}: {errors[0].get('evalue')}")
 

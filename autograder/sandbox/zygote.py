@@ -11,6 +11,7 @@ Two failures are told apart: `RunnerDied`, a runner that stopped while running t
 (the student's: the cells it touched fail), and `RunnerBroken`, a zygote or runner that cannot run
 student code as this machine must (the machine's: nothing is graded with it).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -56,8 +57,10 @@ def _readonly_paths() -> list[str]:
         real.add(os.path.realpath(kit))
     private = os.path.realpath(Path(__file__).parent.parent)
     if any(private.startswith(p + os.sep) for p in real):
-        raise RuntimeError(f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
-                           "install it editable (pip install -e .) from the course repository instead")
+        raise RuntimeError(
+            f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
+            "install it editable (pip install -e .) from the course repository instead"
+        )
     return sorted(paths)
 
 
@@ -105,12 +108,24 @@ class Zygote:
         self.scratch = Path(tempfile.mkdtemp(prefix="rnnkit-scratch-"))
         (self.scratch / "mpl").mkdir()
         _seed_font_list(self.scratch / "mpl")
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", "OPENBLAS_NUM_THREADS": "1",
-               "MPLCONFIGDIR": str(self.scratch / "mpl")}
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": "/tmp",
+            "LANG": "C.UTF-8",
+            "OPENBLAS_NUM_THREADS": "1",
+            "MPLCONFIGDIR": str(self.scratch / "mpl"),
+        }
         fds = [theirs.fileno() for _, theirs in pairs]
         with open(self.scratch / "zygote.log", "wb") as log:  # what it says before it greets (`Channel.isolation`)
-            self.process = subprocess.Popen([sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)], pass_fds=fds,
-                                            cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
+            self.process = subprocess.Popen(
+                [sys.executable, "-I", "-m", "rnnkit.runner", *map(str, fds)],
+                pass_fds=fds,
+                cwd="/",
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=log,
+            )
         for _, theirs in pairs:
             theirs.close()
         self.readonly = _readonly_paths()
@@ -183,7 +198,9 @@ class Channel:
             except (OSError, ValueError):
                 hello = {}
             if not hello.get("ready"):
-                raise RunnerBroken(f"the sandbox's zygote ({sys.executable} -I -m rnnkit.runner) did not start: {self._last_words()}")
+                raise RunnerBroken(
+                    f"the sandbox's zygote ({sys.executable} -I -m rnnkit.runner) did not start: {self._last_words()}"
+                )
             self._hello = hello
         return self._hello.get("isolation")
 
@@ -203,8 +220,10 @@ class Channel:
             expected, budgets, given = jail.available(), jail.budgets(), self._hello.get("budgets")
             if (found is None) != (expected is None) or given != budgets:
                 what = f"under {_budgets(given)}" if found else f"unsandboxed ({self.refusal})"
-                raise RunnerBroken(f"the sandbox's zygote would run student code {what}, where this machine gives "
-                                   f"{_budgets(budgets) if expected else 'no sandbox'}")
+                raise RunnerBroken(
+                    f"the sandbox's zygote would run student code {what}, where this machine gives "
+                    f"{_budgets(budgets) if expected else 'no sandbox'}"
+                )
             self._verified = True
         return found
 
@@ -221,8 +240,14 @@ class Channel:
         `language`; `known` names the figures (`rnnkit.figures`) it sends as markers instead of drawing."""
         self.isolation  # noqa: B018 - the zygote is up
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        request = {"op": "spawn", "workdir": str(workdir), "readonly": self.parent.readonly, "limits": dataclasses.asdict(limits),
-                   "language": language, "figures": list(known)}
+        request = {
+            "op": "spawn",
+            "workdir": str(workdir),
+            "readonly": self.parent.readonly,
+            "limits": dataclasses.asdict(limits),
+            "language": language,
+            "figures": list(known),
+        }
         socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
         theirs.close()
         return Runner(self, ours, json.loads(self.control.recv(1 << 16))["pid"])

@@ -1,3 +1,11 @@
-"""The term: extensions granted with their reasons, and the grade history (regrades that explain
-themselves). The rules and the ledger they read are `autograder.coursedir.term` and
-`autograder.coursedir.ledger`."""
+"""The term: its rules, and the grade that counts under them.
+
+* `policy`: each assignment's due date, grace, late policy, attempts, which attempt counts and
+  feedback, from `course_config.TERM`, and the late policy's arithmetic.
+* `penalties`: the late penalties written into the gradebook, and the attempt that counts.
+* `standing`: what became of each hand-in, and its grade that counts (`standing`): what the grade
+  sheets, the report and the LMS push read.
+* `extensions`: extensions granted with their reasons.
+* `history`: the grade history: every grade that moves, recorded with why.
+* `notes`: the term's notes in each student's feedback.
+"""

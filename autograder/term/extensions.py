@@ -2,20 +2,21 @@
 
 An extension is appended to the ledger (`autograder.coursedir.ledger.EXTENSIONS`; `--revoke`
 appends its end), the student's late penalties are written again from the ledger's receipt times
-(`autograder.coursedir.penalties`), and what moved goes into the grade history with the reason.
+(`autograder.term.penalties`), and what moved goes into the grade history with the reason.
 Only the student's submissions move: the one the extension covers, and with a late-day budget the
 later ones whose budget it frees.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
 
-from ..coursedir import config, penalties, term
+from ..coursedir import config
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.graded import grader_version
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
-from . import history
+from . import history, penalties, policy
 
 
 def grant(root: Path, student: str, assignment: str, until: str | None, reason: str) -> list[history.Change]:
@@ -27,7 +28,7 @@ def grant(root: Path, student: str, assignment: str, until: str | None, reason: 
         raise ValueError(f"unknown assignment {assignment!r}; course_config.py lists {settings.ASSIGNMENTS}")
     if not reason.strip():
         raise ValueError("an extension needs a reason (--reason TEXT): it is kept with the grade history")
-    when = term.parse_time(until, term.zone(settings), "--until") if until is not None else None
+    when = policy.parse_time(until, policy.zone(settings), "--until") if until is not None else None
     url = config.database_url(course.root, settings)
     ledger = Ledger(url, settings.COURSE_ID)
     with CourseGradebook(url, settings.COURSE_ID) as gradebook:
@@ -37,6 +38,12 @@ def grant(root: Path, student: str, assignment: str, until: str | None, reason: 
         penalties.write(gradebook, ledger, settings, student)
         gradebook.db.commit()
         moved = history.changes(before, history.Snapshot.take(gradebook, keys))
-    history.append(ledger, "extend" if when else "revoke", reason.strip(), grader_version(settings, settings.ASSIGNMENTS),
-                   moved, before)
+    history.append(
+        ledger,
+        "extend" if when else "revoke",
+        reason.strip(),
+        grader_version(settings, settings.ASSIGNMENTS),
+        moved,
+        before,
+    )
     return moved

@@ -9,6 +9,7 @@ appended to the ledger's history table (`autograder.coursedir.ledger.HISTORY`), 
 
 Each entry names the grader's version (`autograder.coursedir.graded.grader_version`).
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -19,7 +20,6 @@ from nbgrader.api import MissingEntry
 from sqlalchemy import insert, select
 
 from ..coursedir.ledger import HISTORY, Ledger, iso, now, parse
-
 
 Key = tuple[str, str]  # (assignment, student)
 
@@ -44,7 +44,11 @@ class Snapshot:
         state = self.states.get(key)
         if state is None:
             return {}
-        return {name: _counted(grade) for notebook in state["notebooks"].values() for name, grade in notebook["grades"].items()}
+        return {
+            name: _counted(grade)
+            for notebook in state["notebooks"].values()
+            for name, grade in notebook["grades"].items()
+        }
 
     def penalty(self, key: Key) -> float:
         state = self.states.get(key)
@@ -75,14 +79,26 @@ def _state(submission) -> dict:
     return {
         "timestamp": submission.timestamp.isoformat() if submission.timestamp else None,
         "extension": submission.extension.total_seconds() if submission.extension else None,
-        "notebooks": {notebook.name: {
-            "penalty": notebook.late_submission_penalty, "flagged": bool(notebook.flagged),
-            "grades": {grade.name: {"auto_score": grade.auto_score, "manual_score": grade.manual_score,
-                                    "extra_credit": grade.extra_credit, "needs_manual_grade": bool(grade.needs_manual_grade)}
-                       for grade in notebook.grades},
-            "comments": {comment.name: {"auto_comment": comment.auto_comment, "manual_comment": comment.manual_comment}
-                         for comment in notebook.comments},
-        } for notebook in submission.notebooks},
+        "notebooks": {
+            notebook.name: {
+                "penalty": notebook.late_submission_penalty,
+                "flagged": bool(notebook.flagged),
+                "grades": {
+                    grade.name: {
+                        "auto_score": grade.auto_score,
+                        "manual_score": grade.manual_score,
+                        "extra_credit": grade.extra_credit,
+                        "needs_manual_grade": bool(grade.needs_manual_grade),
+                    }
+                    for grade in notebook.grades
+                },
+                "comments": {
+                    comment.name: {"auto_comment": comment.auto_comment, "manual_comment": comment.manual_comment}
+                    for comment in notebook.comments
+                },
+            }
+            for notebook in submission.notebooks
+        },
     }
 
 
@@ -122,9 +138,12 @@ class Change:
     def moved(self) -> dict[str, tuple[float | None, float | None]]:
         """check -> (before, after) of the checks whose score moved."""
         names = sorted(set(self.before) | set(self.after))
-        return {name: (self.before.get(name), self.after.get(name)) for name in names
-                if abs((self.before.get(name) or 0.0) - (self.after.get(name) or 0.0)) > 1e-9
-                or (name in self.before) != (name in self.after)}
+        return {
+            name: (self.before.get(name), self.after.get(name))
+            for name in names
+            if abs((self.before.get(name) or 0.0) - (self.after.get(name) or 0.0)) > 1e-9
+            or (name in self.before) != (name in self.after)
+        }
 
     @property
     def total_before(self) -> float:
@@ -141,8 +160,10 @@ class Change:
 
 def changes(before: Snapshot, after: Snapshot) -> list[Change]:
     """The submissions whose grades moved from `before` to `after`."""
-    found = [Change(a, s, before.scores((a, s)), after.scores((a, s)), before.penalty((a, s)), after.penalty((a, s)))
-             for a, s in sorted(set(before.states) | set(after.states))]
+    found = [
+        Change(a, s, before.scores((a, s)), after.scores((a, s)), before.penalty((a, s)), after.penalty((a, s)))
+        for a, s in sorted(set(before.states) | set(after.states))
+    ]
     return [change for change in found if change.any]
 
 
@@ -160,13 +181,16 @@ class Entry:
     snapshot: Snapshot | None = None
 
 
-def append(ledger: Ledger, action: str, reason: str, grader: str, moved: list[Change], before: Snapshot | None = None) -> Entry:
+def append(
+    ledger: Ledger, action: str, reason: str, grader: str, moved: list[Change], before: Snapshot | None = None
+) -> Entry:
     """Append one entry to the history; the entry."""
     at = now()
     payload = {"changes": [asdict(change) for change in moved], "before": before.to_json() if before else None}
     with ledger.engine.begin() as connection:
-        key = connection.execute(insert(HISTORY).values(at=iso(at), action=action, reason=reason, grader=grader,
-                                                        changes=json.dumps(payload))).inserted_primary_key[0]
+        key = connection.execute(
+            insert(HISTORY).values(at=iso(at), action=action, reason=reason, grader=grader, changes=json.dumps(payload))
+        ).inserted_primary_key[0]
     return Entry(key, at, action, reason, grader, tuple(moved), before)
 
 
@@ -178,9 +202,22 @@ def entries(ledger: Ledger, assignment: str | None = None, student: str | None =
     found = []
     for row in rows:
         payload = json.loads(row.changes)
-        moved = tuple(Change(**change) for change in payload["changes"]
-                      if (assignment is None or change["assignment"] == assignment) and (student is None or change["student"] == student))
+        moved = tuple(
+            Change(**change)
+            for change in payload["changes"]
+            if (assignment is None or change["assignment"] == assignment)
+            and (student is None or change["student"] == student)
+        )
         if moved or (assignment is None and student is None):
-            found.append(Entry(row.id, parse(row.at), row.action, row.reason, row.grader, moved,
-                               Snapshot.from_json(payload["before"]) if payload.get("before") else None))
+            found.append(
+                Entry(
+                    row.id,
+                    parse(row.at),
+                    row.action,
+                    row.reason,
+                    row.grader,
+                    moved,
+                    Snapshot.from_json(payload["before"]) if payload.get("before") else None,
+                )
+            )
     return found

@@ -6,18 +6,18 @@ the points still waiting for a TA), and every time the grade moved, when and why
 The lines go to the page's template as `resources["term_notes"]`, which escapes them; none of them
 repeats anything the student wrote (their own claimed time is kept in the ledger, not shown).
 """
+
 from __future__ import annotations
 
 from nbgrader.api import MissingEntry
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Instance
 
-from ..coursedir import penalties, term
 from ..coursedir.gradebook import CourseGradebook, awaiting_ta
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
 from ..labels import label
-from . import history
+from . import history, penalties, policy
 
 
 def _points(value: float) -> str:
@@ -27,48 +27,84 @@ def _points(value: float) -> str:
 class TermNotes(NbGraderPreprocessor):
     """Add the term's lines for this submission to the feedback's resources."""
 
-    settings = Instance(Settings, kw={}, help="The course's settings (course_config.py): the term's rules, TIMEZONE.").tag(config=True)
+    settings = Instance(
+        Settings, kw={}, help="The course's settings (course_config.py): the term's rules, TIMEZONE."
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
-        resources["term_notes"] = notes(self.settings, resources["nbgrader"]["db_url"], resources["nbgrader"]["assignment"],
-                                        resources["nbgrader"]["student"])
+        resources["term_notes"] = notes(
+            self.settings,
+            resources["nbgrader"]["db_url"],
+            resources["nbgrader"]["assignment"],
+            resources["nbgrader"]["student"],
+        )
         return nb, resources
 
 
 def notes(settings: Settings, db_url: str, assignment: str, student: str) -> list[str]:
     """The term's lines of one student's feedback on `assignment`, in the course language."""
     ledger = Ledger(db_url, settings.COURSE_ID)
-    zone = term.zone(settings)
+    zone = policy.zone(settings)
     shown = lambda when: f"{when.astimezone(zone):%Y-%m-%d %H:%M} ({settings.TIMEZONE})"  # noqa: E731
     lines = []
     receipt = penalties.graded_receipts(ledger, student).get(assignment)
     if receipt is not None:
-        lines.append(label("feedback.term_received", when=shown(ledger.first_received(receipt)), attempt=receipt.attempt))
+        lines.append(
+            label("feedback.term_received", when=shown(ledger.first_received(receipt)), attempt=receipt.attempt)
+        )
     late = penalties.lateness(settings, ledger, student).get(assignment)
-    rules = term.rules(settings, assignment)
+    rules = policy.rules(settings, assignment)
     if late is not None and late.due is not None:
-        lines.append(label("feedback.term_due", due=shown(late.due)) if late.due == rules.due else
-                     label("feedback.term_extended", due=shown(rules.due) if rules.due else "-", until=shown(late.due)))
+        lines.append(
+            label("feedback.term_due", due=shown(late.due))
+            if late.due == rules.due
+            else label("feedback.term_extended", due=shown(rules.due) if rules.due else "-", until=shown(late.due))
+        )
         if late.days:
-            lines.append(label("feedback.term_late_budget" if late.budget_days else "feedback.term_late", days=late.days,
-                               covered=late.budget_days, share=_points(100 * late.share)))
+            lines.append(
+                label(
+                    "feedback.term_late_budget" if late.budget_days else "feedback.term_late",
+                    days=late.days,
+                    covered=late.budget_days,
+                    share=_points(100 * late.share),
+                )
+            )
     with CourseGradebook(db_url, settings.COURSE_ID) as gradebook:
         try:
             submission = gradebook.find_submission(assignment, student)
             live, maximum = (submission.score, submission.late_submission_penalty or 0.0), submission.max_score
-            waiting = sum(grade.max_score or 0.0 for notebook in submission.notebooks for grade in notebook.grades if awaiting_ta(grade))
+            waiting = sum(
+                grade.max_score or 0.0
+                for notebook in submission.notebooks
+                for grade in notebook.grades
+                if awaiting_ta(grade)
+            )
         except MissingEntry:
             live = None
     if live is not None and receipt is not None:
         attempt, raw, penalty = penalties.counted(rules, ledger.scores(assignment, student), receipt.attempt, live)
-        lines.append(label("feedback.term_grade", raw=_points(raw), points=_points(maximum), penalty=_points(penalty),
-                           final=_points(max(0.0, raw - penalty))))
+        lines.append(
+            label(
+                "feedback.term_grade",
+                raw=_points(raw),
+                points=_points(maximum),
+                penalty=_points(penalty),
+                final=_points(max(0.0, raw - penalty)),
+            )
+        )
         if waiting:
             lines.append(label("feedback.term_awaiting_ta", points=_points(waiting)))
         if attempt != receipt.attempt:
             lines.append(label("feedback.term_best", attempt=attempt))
     for entry in history.entries(ledger, assignment, student):
         for change in entry.changes:
-            lines.append(label("feedback.term_moved", when=shown(entry.at), reason=entry.reason,
-                               before=_points(change.total_before), after=_points(change.total_after)))
+            lines.append(
+                label(
+                    "feedback.term_moved",
+                    when=shown(entry.at),
+                    reason=entry.reason,
+                    before=_points(change.total_before),
+                    after=_points(change.total_after),
+                )
+            )
     return lines

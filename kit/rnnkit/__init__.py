@@ -5,6 +5,7 @@ cases and says what to do (`check.summary()` counts the checks right); `uses_you
 wraps a table or plot cell that calls the student's functions; `rnnkit.helpers` holds what the course gives (`load_model`, the `step`
 callables). The kit holds no solution, reference engine or hidden case: those stay with the grader.
 """
+
 from .selfcheck import checker, uses_your_functions
 
 __all__ = ["checker", "uses_your_functions"]

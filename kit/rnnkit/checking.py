@@ -6,6 +6,7 @@ grading (public plus hidden cases, the function called in the sandboxed runner);
 diagnosis from the misconception catalogue and the causal probes through the two hooks of
 `run_cases`.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -101,7 +102,9 @@ class Report:
     @property
     def misconceptions(self) -> list[str]:
         """The catalogued mistakes named, most frequent first."""
-        return [mistake for mistake, _ in Counter(r.misconception for r in self.results if r.misconception).most_common()]
+        return [
+            mistake for mistake, _ in Counter(r.misconception for r in self.results if r.misconception).most_common()
+        ]
 
     @property
     def first_hidden_failure(self) -> CaseResult | None:
@@ -117,7 +120,14 @@ class Report:
         misconception once, with the number of wrong cases it explains."""
         if graded:
             hidden = self.hidden
-            head = messages.text("check.summary", name=self.name, passed=sum(r.ok for r in hidden), total=len(hidden), score=self.score, points=self.points)
+            head = messages.text(
+                "check.summary",
+                name=self.name,
+                passed=sum(r.ok for r in hidden),
+                total=len(hidden),
+                score=self.score,
+                points=self.points,
+            )
             if self.gated and any(r.ok for r in hidden):
                 head += " " + messages.text("check.gated")
         else:
@@ -139,9 +149,19 @@ class Report:
         found = Counter(result.misconception for result in failed if result.misconception)
         for mistake_id, count in found.items():
             which = "check.misconception_all" if count == len(failed) else "check.misconception"
-            out.append("  " + messages.text(which, id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count, failed=len(failed)))
+            out.append(
+                "  "
+                + messages.text(
+                    which, id=mistake_id, text=messages.text(f"mistake.{mistake_id}"), count=count, failed=len(failed)
+                )
+            )
         if FLOAT32_PRECISION not in found and any(result.misconception == FLOAT32_PRECISION for result in self.results):
-            out.append("  " + messages.text("check.misconception_note", id=FLOAT32_PRECISION, text=messages.text(f"mistake.{FLOAT32_PRECISION}")))
+            out.append(
+                "  "
+                + messages.text(
+                    "check.misconception_note", id=FLOAT32_PRECISION, text=messages.text(f"mistake.{FLOAT32_PRECISION}")
+                )
+            )
         return [wrapped for line in out for wrapped in messages.wrap(line)]
 
 
@@ -190,7 +210,12 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
     """
     args, kwargs = copy.deepcopy(case.args), copy.deepcopy(case.kwargs)
     try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(io.StringIO()), time_limit(timeout):
+        with (
+            warnings.catch_warnings(),
+            np.errstate(all="ignore"),
+            contextlib.redirect_stderr(io.StringIO()),
+            time_limit(timeout),
+        ):
             warnings.simplefilter("ignore")
             result = CALLS[call](fn, args, kwargs)
         unchanged_arguments(fn, (case.args, case.kwargs), (args, kwargs))
@@ -201,23 +226,41 @@ def call_student(fn: Callable, case: Case, *, name: str, call: str = "plain", ti
     except NotImplementedError:
         raise StudentFailure("check.not_implemented", name=name) from None
     except ContractBroken as broken:
-        raise StudentFailure("check.contract_broken", name=name, case=case.label, detail=messages.text(broken.message_id, **broken.fields)) from None
+        raise StudentFailure(
+            "check.contract_broken",
+            name=name,
+            case=case.label,
+            detail=messages.text(broken.message_id, **broken.fields),
+        ) from None
     except _Timeout:
         raise timed_out(name, timeout, case) from None
     except Exception as error:  # the student's code may raise anything
         detail = str(error).splitlines()[0][:200] if str(error) else "(no message)"
         frame = _student_frame(error)
         if frame is None:
-            raise StudentFailure("check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail) from None
-        raise StudentFailure("check.crashed_at", name=name, error=type(error).__name__, case=case.label, detail=detail,
-                             line=frame[1], function=frame[0], code=frame[2][:120]) from None
+            raise StudentFailure(
+                "check.crashed", name=name, error=type(error).__name__, case=case.label, detail=detail
+            ) from None
+        raise StudentFailure(
+            "check.crashed_at",
+            name=name,
+            error=type(error).__name__,
+            case=case.label,
+            detail=detail,
+            line=frame[1],
+            function=frame[0],
+            code=frame[2][:120],
+        ) from None
 
 
 def case_size(case: Case) -> int | None:
     """The size of a case as a student reads it: the length of its longest sequence argument (a list,
     or an array's longest axis); None when it has none (a model alone, numbers)."""
-    sizes = [len(value) if isinstance(value, (list, tuple)) else max(value.shape) for value in (*case.args, *case.kwargs.values())
-             if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim >= 1 and value.size)]
+    sizes = [
+        len(value) if isinstance(value, (list, tuple)) else max(value.shape)
+        for value in (*case.args, *case.kwargs.values())
+        if isinstance(value, (list, tuple)) or (isinstance(value, np.ndarray) and value.ndim >= 1 and value.size)
+    ]
     return max(sizes, default=None)
 
 
@@ -262,9 +305,19 @@ Diagnose = Callable[[Any, Case], "tuple[str, ...]"]
 Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
 
 
-def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, bool, Any]], rules: Rules, *,
-              points: float = 1.0, timeout: float = 10.0, diagnose: Diagnose | None = None,
-              probes: tuple[Probe, ...] = (), params: tuple[str, ...] = ()) -> Report:
+def run_cases(
+    assignment: str,
+    name: str,
+    fn: Callable,
+    cases: list[tuple[Case, bool, Any]],
+    rules: Rules,
+    *,
+    points: float = 1.0,
+    timeout: float = 10.0,
+    diagnose: Diagnose | None = None,
+    probes: tuple[Probe, ...] = (),
+    params: tuple[str, ...] = (),
+) -> Report:
     """Run `fn` on each (case, public, expected) and judge its result, read as the grader reads it
     (`accepted`).
 
@@ -279,8 +332,12 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
     coincidence (`relations`).
     """
     results: list[CaseResult] = []
-    found: list[tuple[str, ...] | None] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
-    wrong_values: dict[int, tuple[Verdict, Case, bool, Any]] = {}  # result index -> a wrong value's verdict, to word at the end
+    found: list[
+        tuple[str, ...] | None
+    ] = []  # the mistakes that reproduce each case's wrong value (None: no wrong value)
+    wrong_values: dict[
+        int, tuple[Verdict, Case, bool, Any]
+    ] = {}  # result index -> a wrong value's verdict, to word at the end
     float32: set[int] = set()
     passed: dict[int, tuple[Case, Any]] = {}  # result index -> the case and its value, of each right value
     shows: dict[int, Callable[[], tuple]] = {}  # result index -> what a broken rule shows of the case
@@ -290,12 +347,19 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
 
     for case, public, expected in cases:
         shown = lambda verdict=None, case=case, public=public, expected=expected: (  # noqa: E731
-            () if public else _shown(case, expected, params, verdict))
+            () if public else _shown(case, expected, params, verdict)
+        )
         try:
             got = run(case)
         except StudentFailure as failure:
             if failure.message_id == "check.not_implemented":
-                return Report(assignment, name, points, [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases], stub=True)
+                return Report(
+                    assignment,
+                    name,
+                    points,
+                    [CaseResult(c.label, p, False, failure.message) for c, p, _ in cases],
+                    stub=True,
+                )
             results.append(CaseResult(case.label, public, False, failure.message, "", *shown()))
             found.append(None)
             continue
@@ -304,8 +368,13 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
             float32.add(len(results))
             if not verdict.ok:
                 fields = verdict.fields or {}
-                verdict = Verdict(False, "compare.float32", dict(where=fields.get("where", messages.text("compare.the_result")),
-                                                                 got=fields.get("got", show(got))))
+                verdict = Verdict(
+                    False,
+                    "compare.float32",
+                    dict(
+                        where=fields.get("where", messages.text("compare.the_result")), got=fields.get("got", show(got))
+                    ),
+                )
         if not verdict.ok:
             if verdict.reason == "compare.not_exact":
                 found.append((FLOAT_WHERE_EXACT,))
@@ -319,12 +388,18 @@ def run_cases(assignment: str, name: str, fn: Callable, cases: list[tuple[Case, 
                 wrong_values[len(results)] = (verdict, case, public, expected)
                 results.append(CaseResult(case.label, public, False))
             else:
-                results.append(CaseResult(case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)))
+                results.append(
+                    CaseResult(
+                        case.label, public, False, verdict.message(reveal=public and rules.reveal), "", *shown(verdict)
+                    )
+                )
             continue
         passed[len(results)], shows[len(results)] = (case, got), shown
         results.append(CaseResult(case.label, public, True))
         found.append(None)
-    for index, message in _broken_rules(probes, passed, getattr(fn, "probe_calls", fn) if probes and passed else fn, run).items():
+    for index, message in _broken_rules(
+        probes, passed, getattr(fn, "probe_calls", fn) if probes and passed else fn, run
+    ).items():
         results[index] = CaseResult(results[index].label, results[index].public, False, message, "", *shows[index]())
     for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():
         _, case, public, expected = wrong_values[index]
@@ -344,9 +419,19 @@ def relations(verdicts: dict[int, Verdict]) -> dict[int, Verdict]:
     is wrong (`rnnkit.compare.relation` never finds one on 0, 1 or -1)."""
     found = {index: verdict.relation_found() for index, verdict in verdicts.items()}
     counts = Counter(relation for relation in found.values() if relation)
-    return {index: Verdict(False, verdict.reason, {**verdict.fields, "relation": found[index]
-                                                    if found[index] and (counts[found[index]] >= 2 or len(verdicts) == 1) else None})
-            for index, verdict in verdicts.items()}
+    return {
+        index: Verdict(
+            False,
+            verdict.reason,
+            {
+                **verdict.fields,
+                "relation": found[index]
+                if found[index] and (counts[found[index]] >= 2 or len(verdicts) == 1)
+                else None,
+            },
+        )
+        for index, verdict in verdicts.items()
+    }
 
 
 def named(found: list[tuple[str, ...] | None], wrong: int) -> list[str]:
@@ -362,7 +447,10 @@ def named(found: list[tuple[str, ...] | None], wrong: int) -> list[str]:
         top = Counter(m for mistakes in left for m in dict.fromkeys(mistakes)).most_common(1)
         if not top or top[0][1] < (1 if wrong == 1 else max(2, -(-len(left) // 2))):
             return names
-        names = [top[0][0] if not name and mistakes and top[0][0] in mistakes else name for mistakes, name in zip(found, names)]
+        names = [
+            top[0][0] if not name and mistakes and top[0][0] in mistakes else name
+            for mistakes, name in zip(found, names)
+        ]
 
 
 def accepted(value: Any, *, name: str, case: Case) -> Any:
@@ -379,16 +467,25 @@ def _shown(case: Case, expected: Any, params: tuple[str, ...], verdict: Verdict 
     """A hidden case's inputs, by parameter name where `params` names them (`xs=[1, 2], w=1/5`), and
     the sentence of its expected value: where the `verdict` is a wrong value, that one value (a key
     of a dict, an entry of an array) and its relation to the student's, else the whole value."""
-    named = [f"{params[index]}={show(arg, 200)}" if index < len(params) else show(arg, 200) for index, arg in enumerate(case.args)]
+    named = [
+        f"{params[index]}={show(arg, 200)}" if index < len(params) else show(arg, 200)
+        for index, arg in enumerate(case.args)
+    ]
     inputs = ", ".join(named + [f"{key}={show(value, 200)}" for key, value in case.kwargs.items()])
     if verdict is not None and verdict.reason == "compare.wrong_value":
-        at = messages.text("check.hidden_case_expected_at", where=verdict.fields["where"], expected=verdict.fields["expected"])
+        at = messages.text(
+            "check.hidden_case_expected_at", where=verdict.fields["where"], expected=verdict.fields["expected"]
+        )
         return inputs, " ".join(filter(None, [at, verdict.relation()]))
     return inputs, messages.text("check.hidden_case_expected", expected=show(expected, 300))
 
 
-def _broken_rules(probes: tuple[Probe, ...], passed: dict[int, tuple[Case, Any]], probed: Callable,
-                  run: Callable[[Case, Callable], Any]) -> dict[int, str]:
+def _broken_rules(
+    probes: tuple[Probe, ...],
+    passed: dict[int, tuple[Case, Any]],
+    probed: Callable,
+    run: Callable[[Case, Callable], Any],
+) -> dict[int, str]:
     """result index -> the sentence of the first probe whose rule the case breaks. The probes call
     `probed`, each probe's calls in a block of `probed.apart()` where it has one (the grader's: a fork
     of its own); `run(case, probed)` calls it safely, and on a case itself a probe gets a copy of the

@@ -20,6 +20,7 @@ SymPy Rational is a Fraction and a SymPy Float a float. Anything else (complex n
 subclasses, bytes, objects of your own classes, integers of more than 10000 bits) fails its case,
 with its type named.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,7 +57,9 @@ class CodecError(ValueError):
 
 
 def _type_name(kind: type) -> str:
-    return kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+    return (
+        kind.__qualname__ if kind.__module__ in ("builtins", "__main__") else f"{kind.__module__}.{kind.__qualname__}"
+    )
 
 
 def _float(value: float) -> Any:
@@ -80,7 +83,9 @@ def _spread(keys: list, kind: str) -> list:
     if len(keys) > MAX_KEYS:
         raise CodecError(kind, f"a {kind} of {len(keys)} items is too large to be graded (at most {MAX_KEYS})")
     if len(keys) - len({hash(key) for key in keys}) > MAX_SHARED_HASHES:
-        raise CodecError(kind, f"a {kind} whose {'keys' if kind == 'dict' else 'items'} share too few hash values cannot be graded")
+        raise CodecError(
+            kind, f"a {kind} whose {'keys' if kind == 'dict' else 'items'} share too few hash values cannot be graded"
+        )
     return keys
 
 
@@ -114,7 +119,10 @@ def _array(value: np.ndarray, depth: int) -> Any:
     if kind in "OU" or (kind == "u" and array.size and int(array.max()) > _INT64_MAX):
         return {"$objects": [list(array.shape), _items(array.ravel().tolist(), depth)]}
     if kind not in _ARRAY_KINDS:
-        raise CodecError(f"numpy array of dtype {array.dtype}", f"an array of dtype {array.dtype} cannot be graded; use float, int or bool")
+        raise CodecError(
+            f"numpy array of dtype {array.dtype}",
+            f"an array of dtype {array.dtype} cannot be graded; use float, int or bool",
+        )
     flat = array.astype(_ARRAY_KINDS[kind]).ravel().tolist()
     if kind == "f":
         flat = [_float(x) for x in flat]
@@ -165,12 +173,20 @@ _NUMPY_SCALARS = {"b": bool, "i": int, "u": int, "f": float, "U": str}
 #: own scalar types as the plain value they hold.
 _EXACT: dict[type, Encoder] = {
     Fraction: lambda value, depth: {"$fraction": [_int(value.numerator), _int(value.denominator)]},
-    **{np.dtype(code).type: _numpy_scalar(_NUMPY_SCALARS[np.dtype(code).kind]) for code in np.typecodes["All"] if np.dtype(code).kind in _NUMPY_SCALARS},
+    **{
+        np.dtype(code).type: _numpy_scalar(_NUMPY_SCALARS[np.dtype(code).kind])
+        for code in np.typecodes["All"]
+        if np.dtype(code).kind in _NUMPY_SCALARS
+    },
 }
 
 
 def _encoder(kind: type) -> Encoder | None:
-    found = _EXACT.get(kind) or _BASES.get(kind) or next((encode for base, encode in _BASES.items() if issubclass(kind, base)), None)
+    found = (
+        _EXACT.get(kind)
+        or _BASES.get(kind)
+        or next((encode for base, encode in _BASES.items() if issubclass(kind, base)), None)
+    )
     if found is not None:
         return found
     if kind.__module__.startswith("sympy."):
@@ -235,7 +251,7 @@ def _decode(data: Any, trusted: bool, depth: int) -> Any:
         return [_decode(item, trusted, depth + 1) for item in data]
     if not isinstance(data, dict) or len(data) != 1:
         raise CodecError(type(data).__name__, "malformed message")
-    (tag, body), = data.items()
+    ((tag, body),) = data.items()
     decoder = _DECODERS.get(tag)
     if decoder is None or (tag in _TRUSTED_ONLY and not trusted):
         raise CodecError(tag, f"a value tagged {tag} cannot be read here")
@@ -299,8 +315,12 @@ _DECODERS: dict[str, Callable[[Any, bool, int], Any]] = {
     "$fraction": _fraction,
     "$tuple": lambda body, trusted, depth: tuple(_decode(item, trusted, depth + 1) for item in body),
     "$set": lambda body, trusted, depth: set(_spread([_decode(item, trusted, depth + 1) for item in body], "set")),
-    "$dict": lambda body, trusted, depth: dict(zip(_spread([_decode(k, trusted, depth + 1) for k, _ in body], "dict"),
-                                                   [_decode(v, trusted, depth + 1) for _, v in body])),
+    "$dict": lambda body, trusted, depth: dict(
+        zip(
+            _spread([_decode(k, trusted, depth + 1) for k, _ in body], "dict"),
+            [_decode(v, trusted, depth + 1) for _, v in body],
+        )
+    ),
     "$array": _numbers,
     "$objects": _objects,
     "$real": _real,

@@ -2,7 +2,7 @@
 
 References are exact rationals (`Fraction`/`int`) or `Real`s (a transcendental value as a
 30-digit decimal string), nested in dicts, lists, tuples, sets and object arrays; the grader turns
-its SymPy references into these (`autograder.grading.symbolic.public_value`). A leaf is judged as follows:
+its SymPy references into these (`autograder.vocabulary.symbolic.public_value`). A leaf is judged as follows:
 
 * rational reference, exact student type (`int`, `Fraction`, SymPy `Rational`): `==`;
 * rational reference, float: accepted within `RATIONAL_RTOL * max(1, |r|)`, except when
@@ -18,6 +18,7 @@ Distances are taken in floats where both sides are floats of ordinary size, exac
 otherwise, so huge integers and Fractions compare without overflow. `compare` never raises: a
 value that cannot be compared is wrong, with its type named.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -109,7 +110,9 @@ def is_exact(value: Any) -> bool:
     """True for int, Fraction and SymPy Rational (not bool, not float)."""
     if isinstance(value, bool):
         return False
-    return isinstance(value, (int, Fraction, np.integer)) or (_sympy(value) and bool(getattr(value, "is_Rational", False)))
+    return isinstance(value, (int, Fraction, np.integer)) or (
+        _sympy(value) and bool(getattr(value, "is_Rational", False))
+    )
 
 
 def as_fraction(value: Any) -> Fraction:
@@ -123,20 +126,28 @@ def show(value: Any, limit: int = 80) -> str:
     """A short rendering of a value for a message: fractions as 1/2, containers as Python writes
     them, at most `limit` characters."""
     text = _render(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _render(value: Any, items: int = 12) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return _integer(value)
     if isinstance(value, Fraction):
-        if value.denominator > 1 << 20 and value.denominator & (value.denominator - 1) == 0 and Fraction(float(value)) == value:
+        if (
+            value.denominator > 1 << 20
+            and value.denominator & (value.denominator - 1) == 0
+            and Fraction(float(value)) == value
+        ):
             return repr(float(value))  # the exact value of a float (0.3 is 5404319552844595/2**54): shown as that float
-        if len(str(value.denominator)) + len(str(abs(value.numerator))) > LONG_FRACTION:  # an exact value of a float computation
+        if (
+            len(str(value.denominator)) + len(str(abs(value.numerator))) > LONG_FRACTION
+        ):  # an exact value of a float computation
             return _decimal(value)
         return _integer(value.numerator) + ("" if value.denominator == 1 else "/" + _integer(value.denominator))
     if isinstance(value, np.ndarray):
-        return np.array2string(np.asarray(value, dtype=object), separator=", ", threshold=items, formatter={"all": _render})
+        return np.array2string(
+            np.asarray(value, dtype=object), separator=", ", threshold=items, formatter={"all": _render}
+        )
     if isinstance(value, (np.floating, np.integer, np.bool_)):
         value = value.item()
     if isinstance(value, float):
@@ -151,7 +162,11 @@ def _render(value: Any, items: int = 12) -> str:
             return "{" + ", ".join(parts) + "}" if parts else "set()"
         return ("[{}]" if isinstance(value, list) else "({},)" if len(parts) == 1 else "({})").format(", ".join(parts))
     if isinstance(value, dict):
-        return "{" + ", ".join(f"{_render(k) if not isinstance(k, str) else repr(k)}: {_render(v)}" for k, v in value.items()) + "}"
+        return (
+            "{"
+            + ", ".join(f"{_render(k) if not isinstance(k, str) else repr(k)}: {_render(v)}" for k, v in value.items())
+            + "}"
+        )
     return str(value)
 
 
@@ -232,8 +247,13 @@ def _rounded(got: float, target: Fraction) -> bool:
 
 #: Simple relations of a wrong value to the expected one, tried in this order: a message id and
 #: the factor the expected value is multiplied by.
-RELATIONS = (("relation.negated", -1), ("relation.twice", 2), ("relation.half", Fraction(1, 2)),
-             *(("relation.times", k) for k in range(3, 11)), *(("relation.part", Fraction(1, k)) for k in range(3, 11)))
+RELATIONS = (
+    ("relation.negated", -1),
+    ("relation.twice", 2),
+    ("relation.half", Fraction(1, 2)),
+    *(("relation.times", k) for k in range(3, 11)),
+    *(("relation.part", Fraction(1, k)) for k in range(3, 11)),
+)
 
 
 def relation(value: Fraction | float, target: Fraction, relative: float) -> tuple[str, int] | None:
@@ -295,9 +315,11 @@ def float32_values(got: Any, ref: Any) -> bool:
 
     if not walk(got, ref) or not pairs:
         return False
-    return (all(_is_float32(value) for value, _ in pairs)
-            and any(not _is_float32(float(target)) for _, target in pairs if _float(target) is not None)
-            and all(_close(value, target, FLOAT32_REACH) for value, target in pairs))
+    return (
+        all(_is_float32(value) for value, _ in pairs)
+        and any(not _is_float32(float(target)) for _, target in pairs if _float(target) is not None)
+        and all(_close(value, target, FLOAT32_REACH) for value, target in pairs)
+    )
 
 
 def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
@@ -306,15 +328,29 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     if isinstance(got, np.ndarray) and got.shape == ():
         got = got[()]
     if _sympy(got) and not getattr(got, "is_number", False):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=messages.text("kind.sympy_symbols")))
+        return Verdict(
+            False,
+            "compare.wrong_type",
+            dict(where=where, kind=messages.text("kind.number"), got_type=messages.text("kind.sympy_symbols")),
+        )
     if isinstance(got, bool) or not isinstance(got, numbers.Number):
-        return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.number"), got_type=type(got).__name__))
+        return Verdict(
+            False,
+            "compare.wrong_type",
+            dict(where=where, kind=messages.text("kind.number"), got_type=type(got).__name__),
+        )
     rational, target = is_exact(ref), _number(ref)
     if target is None:
         return Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
     relative = rtol if rtol is not None else (RATIONAL_RTOL if rational else TRANSCENDENTAL_RTOL)
-    wrong = lambda: Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref),  # noqa: E731
-                                                               relation=partial(relation, value, target, relative)))
+
+    def wrong() -> Verdict:
+        return Verdict(
+            False,
+            "compare.wrong_value",
+            dict(where=where, got=show(got), expected=show(ref), relation=partial(relation, value, target, relative)),
+        )
+
     if is_exact(got):
         value = as_fraction(got)
         if rational and rtol is None:
@@ -323,7 +359,11 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
         try:
             value = float(got) if not isinstance(got, complex) else math.nan
         except (TypeError, ValueError, OverflowError):
-            return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__))
+            return Verdict(
+                False,
+                "compare.wrong_type",
+                dict(where=where, kind=messages.text("kind.real"), got_type=type(got).__name__),
+            )
         if not math.isfinite(value):
             return Verdict(False, "compare.nan", dict(where=where, got=show(got)))
     if _close(value, target, relative):
@@ -348,14 +388,23 @@ def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = Non
 
 def _compare(got: Any, ref: Any, exact: bool, rtol: float | None, where: str) -> Verdict:
     if ref is None:  # "None when ..." branches of a contract: only None is right
-        return OK if got is None else Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.none"),
-                                                                                   got_type=type(got).__name__))
+        return (
+            OK
+            if got is None
+            else Verdict(
+                False,
+                "compare.wrong_type",
+                dict(where=where, kind=messages.text("kind.none"), got_type=type(got).__name__),
+            )
+        )
     if isinstance(ref, dict):
         if not isinstance(got, dict):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         missing = [key for key in ref if key not in got]
         if missing:
-            return Verdict(False, "compare.wrong_keys", dict(where=where, expected_keys=_keys(ref), missing=_keys(missing)))
+            return Verdict(
+                False, "compare.wrong_keys", dict(where=where, expected_keys=_keys(ref), missing=_keys(missing))
+            )
         for key, sub in ref.items():
             verdict = _compare(got[key], sub, exact, rtol, f"{where}[{key!r}]")
             if not verdict.ok:
@@ -366,9 +415,13 @@ def _compare(got: Any, ref: Any, exact: bool, rtol: float | None, where: str) ->
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
         array = np.asarray(got, dtype=object)
         if array.shape != ref.shape:
-            return Verdict(False, "compare.wrong_shape", dict(where=where, got_shape=array.shape, expected_shape=ref.shape))
+            return Verdict(
+                False, "compare.wrong_shape", dict(where=where, got_shape=array.shape, expected_shape=ref.shape)
+            )
         for index in np.ndindex(ref.shape):
-            verdict = compare_number(array[index], ref[index], exact=exact, rtol=rtol, where=f"{where}[{', '.join(map(str, index))}]")
+            verdict = compare_number(
+                array[index], ref[index], exact=exact, rtol=rtol, where=f"{where}[{', '.join(map(str, index))}]"
+            )
             if not verdict.ok:
                 return verdict
         return OK
@@ -384,14 +437,28 @@ def _compare(got: Any, ref: Any, exact: bool, rtol: float | None, where: str) ->
         return OK
     if isinstance(ref, (set, frozenset)):
         if not isinstance(got, (set, frozenset, list, tuple)):
-            return Verdict(False, "compare.wrong_type", dict(where=where, kind=messages.text("kind.set"), got_type=type(got).__name__))
-        expected = set(ref)  # a set of got's items is built only when all are in it: its items' hash values cannot make that slow
+            return Verdict(
+                False,
+                "compare.wrong_type",
+                dict(where=where, kind=messages.text("kind.set"), got_type=type(got).__name__),
+            )
+        expected = set(
+            ref
+        )  # a set of got's items is built only when all are in it: its items' hash values cannot make that slow
         same = all(item in expected for item in got) and set(got) == expected
-        return OK if same else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(expected)))
+        return (
+            OK
+            if same
+            else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(expected)))
+        )
     if isinstance(ref, (bool, np.bool_, str)):
         if type(got) in (np.bool_, np.str_):  # numpy's own scalars, as the codec reads them
             got = got.item()
         if type(got) is not (str if isinstance(ref, str) else bool):
             return Verdict(False, "compare.wrong_type", dict(where=where, kind=_kind(ref), got_type=type(got).__name__))
-        return OK if got == ref else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+        return (
+            OK
+            if got == ref
+            else Verdict(False, "compare.wrong_value", dict(where=where, got=show(got), expected=show(ref)))
+        )
     return compare_number(got, ref, exact=exact, rtol=rtol, where=where)

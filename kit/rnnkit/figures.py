@@ -11,6 +11,7 @@ the identity-keyed parent links of its transforms), all of matplotlib's rcParams
 fonts it knows and the inline backend's settings. A runner is untrusted, so a marker it sends can
 only ever bring back a PNG of the reference run; an unknown key brings back nothing.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -98,7 +99,9 @@ def figure_key(figure) -> str | None:
 
     digest = hashlib.sha256(_environment())
     backend = InlineBackend.instance()
-    digest.update(repr((sorted(map(str, backend.figure_formats)), sorted(backend.print_figure_kwargs.items(), key=str))).encode())
+    digest.update(
+        repr((sorted(map(str, backend.figure_formats)), sorted(backend.print_figure_kwargs.items(), key=str))).encode()
+    )
     digest.update(repr(sorted(matplotlib.rcParams.items(), key=lambda item: item[0])).encode())
     try:
         _ContentPickler(_Bounded(digest), TransformNode).dump(figure)

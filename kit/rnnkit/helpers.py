@@ -4,6 +4,7 @@
 Callables cross the grading boundary by name and state (`codec_name`, `codec_state`, `rebuild`),
 so the runner builds them itself from this module.
 """
+
 from __future__ import annotations
 
 import copy
@@ -34,11 +35,18 @@ def load_model(path="sequence-v1.json"):
     path = Path(path)
     if not path.is_file():  # outside the notebook's folder: the copy that comes with the kit
         from rnnkit.helpers import DATA
+
         path = DATA / path.name
     raw = json.loads(path.read_text(encoding="utf-8"))
 
     def array(values):
-        return np.array([[float(Fraction(str(v))) for v in row] if isinstance(row, list) else float(Fraction(str(row))) for row in values], dtype=np.float64)
+        return np.array(
+            [
+                [float(Fraction(str(v))) for v in row] if isinstance(row, list) else float(Fraction(str(row)))
+                for row in values
+            ],
+            dtype=np.float64,
+        )
 
     vocabulary = {entry["token"]: entry["id"] for entry in raw["vocabulary"]}
     model = {key: array(raw[key]) for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y")}
@@ -50,6 +58,7 @@ def load_model(path="sequence-v1.json"):
 
 
 # ----------------------------------------------------------------------------- given callables
+
 
 def uniform(rng: random.Random, shape: tuple[int, ...], low: float = -1.0, high: float = 1.0) -> np.ndarray:
     """A float64 array of uniform draws."""
@@ -141,8 +150,10 @@ class ScalarLoss:
         return f"L(w) for xs={list(map(str, self.xs))}, target={self.target}"
 
 
-_GIVEN = {"TanhStep": lambda s: TanhStep(s["W_x"], s["W_h"], s["b"], s["name"]),
-          "ScalarLoss": lambda s: ScalarLoss(s["xs"], s["target"])}
+_GIVEN = {
+    "TanhStep": lambda s: TanhStep(s["W_x"], s["W_h"], s["b"], s["name"]),
+    "ScalarLoss": lambda s: ScalarLoss(s["xs"], s["target"]),
+}
 
 
 def rebuild(name: str, state: dict) -> Callable:
@@ -153,6 +164,7 @@ def rebuild(name: str, state: dict) -> Callable:
 
 
 # ----------------------------------------------------------------------------- how checks call functions
+
 
 def _pristine(value):
     """A default value as it was before any call: mutable containers come back empty (a memory kept in
@@ -171,7 +183,9 @@ def pristine(fn):
         return fn
     defaults = tuple(_pristine(v) for v in fn.__defaults__) if fn.__defaults__ else fn.__defaults__
     clone = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, defaults, fn.__closure__)
-    clone.__kwdefaults__ = {k: _pristine(v) for k, v in fn.__kwdefaults__.items()} if fn.__kwdefaults__ else fn.__kwdefaults__
+    clone.__kwdefaults__ = (
+        {k: _pristine(v) for k, v in fn.__kwdefaults__.items()} if fn.__kwdefaults__ else fn.__kwdefaults__
+    )
     return clone
 
 
@@ -229,11 +243,19 @@ def difference(before: Any, after: Any, where: str) -> str | None:
         if before.dtype.kind in "fciub":
             if np.array_equal(before, after, equal_nan=before.dtype.kind in "fc"):
                 return None
-            index = tuple(int(i) for i in np.argwhere(~((before == after) | ((before != before) & (after != after))))[0])
+            index = tuple(
+                int(i) for i in np.argwhere(~((before == after) | ((before != before) & (after != after))))[0]
+            )
             at = f"{where}[{', '.join(map(str, index))}]"
             return _how("value", where=at, before=repr(before[index].item()), after=repr(after[index].item()))
-        return next((found for index in np.ndindex(before.shape)
-                     if (found := difference(before[index], after[index], f"{where}[{', '.join(map(str, index))}]"))), None)
+        return next(
+            (
+                found
+                for index in np.ndindex(before.shape)
+                if (found := difference(before[index], after[index], f"{where}[{', '.join(map(str, index))}]"))
+            ),
+            None,
+        )
     if isinstance(before, dict):
         if not isinstance(after, dict):
             return _how("value", where=where, before="dict", after=_show(after))
@@ -242,18 +264,38 @@ def difference(before: Any, after: Any, where: str) -> str | None:
             return _how("key_lost", where=where, key=repr(removed[0]))
         if added:
             return _how("key_added", where=where, key=repr(added[0]))
-        return next((found for key in before if (found := difference(before[key], after[key], f"{where}[{key!r}]"))), None)
+        return next(
+            (found for key in before if (found := difference(before[key], after[key], f"{where}[{key!r}]"))), None
+        )
     if isinstance(before, (list, tuple)):
         if type(after) is not type(before):
             return _how("value", where=where, before=type(before).__name__, after=_show(after))
         if len(after) != len(before):
             return _how("length", where=where, before=len(before), after=len(after))
-        return next((found for index, (a, b) in enumerate(zip(before, after)) if (found := difference(a, b, f"{where}[{index}]"))), None)
-    if isinstance(before, (set, frozenset, str, bytes, bool, int, float, complex, Fraction, np.generic)) or before is None:
-        return None if type(after) is type(before) and _same_number(before, after) else _how("value", where=where, before=_show(before), after=_show(after))
+        return next(
+            (
+                found
+                for index, (a, b) in enumerate(zip(before, after))
+                if (found := difference(a, b, f"{where}[{index}]"))
+            ),
+            None,
+        )
+    if (
+        isinstance(before, (set, frozenset, str, bytes, bool, int, float, complex, Fraction, np.generic))
+        or before is None
+    ):
+        return (
+            None
+            if type(after) is type(before) and _same_number(before, after)
+            else _how("value", where=where, before=_show(before), after=_show(after))
+        )
     if callable(getattr(before, "codec_state", None)) and callable(getattr(after, "codec_state", None)):
         return difference(before.codec_state(), after.codec_state(), where)
-    if hasattr(before, "__dict__") and hasattr(after, "__dict__") and not isinstance(before, (types.FunctionType, type)):
+    if (
+        hasattr(before, "__dict__")
+        and hasattr(after, "__dict__")
+        and not isinstance(before, (types.FunctionType, type))
+    ):
         return difference(vars(before), vars(after), where)
     return None
 
@@ -318,4 +360,9 @@ def call_returning_copies(fn, args: tuple, kwargs: dict) -> Any:
 
 
 #: The ways a check calls a student's function, by name.
-CALLS = {"plain": call_plain, "after_warm_up": call_after_warm_up, "twice": call_twice, "returning_copies": call_returning_copies}
+CALLS = {
+    "plain": call_plain,
+    "after_warm_up": call_after_warm_up,
+    "twice": call_twice,
+    "returning_copies": call_returning_copies,
+}

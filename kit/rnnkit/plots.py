@@ -8,6 +8,7 @@ words are the kit's messages, in the notebook's language: `plot.<name>` (what th
 `plot.<name>.x` and `plot.<name>.y` (the axes) and `plot.<name>.<gid>` for each line, bar set,
 point set and reference line, named by its matplotlib `gid`. The numbers are read off the figure.
 """
+
 from __future__ import annotations
 
 import html
@@ -89,11 +90,16 @@ def words_of(name: str, found: list[View]) -> Words:
     """The messages `plot.<name>`, `.x`, `.y` and `.<gid>` of every series and mark in `found`."""
     gids = {item.gid for view in found for item in (*view.series, *view.marks)}
     prefix = f"plot.{name}"
-    return Words(messages.text(prefix), messages.text(f"{prefix}.x"), messages.text(f"{prefix}.y"),
-                 {gid: messages.text(f"{prefix}.{gid}") for gid in sorted(gids)})
+    return Words(
+        messages.text(prefix),
+        messages.text(f"{prefix}.x"),
+        messages.text(f"{prefix}.y"),
+        {gid: messages.text(f"{prefix}.{gid}") for gid in sorted(gids)},
+    )
 
 
 # --------------------------------------------------------------------------- reading the figure
+
 
 def views(figure) -> list[View]:
     """What the panels of `figure` draw, panels that draw the same values merged (their scales kept);
@@ -113,12 +119,25 @@ def _series(axes) -> tuple[Series, ...]:
     from matplotlib.collections import PathCollection
     from matplotlib.container import BarContainer
 
-    lines = [Series(_gid([line], "line"), "line", *_pairs(line.get_xdata(), line.get_ydata()))
-             for line in axes.get_lines() if _mark_axis(axes, line) is None]
-    bars = [Series(_gid(c.patches, "bar set"), "bars", *_pairs([p.get_x() + p.get_width() / 2 for p in c.patches], c.datavalues))
-            for c in axes.containers if isinstance(c, BarContainer)]
-    points = [Series(_gid([c], "point set"), "points", *_pairs(*_columns(c.get_offsets())))
-              for c in axes.collections if isinstance(c, PathCollection)]
+    lines = [
+        Series(_gid([line], "line"), "line", *_pairs(line.get_xdata(), line.get_ydata()))
+        for line in axes.get_lines()
+        if _mark_axis(axes, line) is None
+    ]
+    bars = [
+        Series(
+            _gid(c.patches, "bar set"),
+            "bars",
+            *_pairs([p.get_x() + p.get_width() / 2 for p in c.patches], c.datavalues),
+        )
+        for c in axes.containers
+        if isinstance(c, BarContainer)
+    ]
+    points = [
+        Series(_gid([c], "point set"), "points", *_pairs(*_columns(c.get_offsets())))
+        for c in axes.collections
+        if isinstance(c, PathCollection)
+    ]
     return tuple(lines + bars + points)
 
 
@@ -150,16 +169,21 @@ def _ticks(axes) -> tuple[tuple[float, str], ...]:
 
     if not isinstance(axes.xaxis.get_major_locator(), FixedLocator):
         return ()
-    return tuple((float(x), " ".join(label.get_text().split())) for x, label in zip(axes.get_xticks(), axes.get_xticklabels())
-                 if label.get_text().strip())
+    return tuple(
+        (float(x), " ".join(label.get_text().split()))
+        for x, label in zip(axes.get_xticks(), axes.get_xticklabels())
+        if label.get_text().strip()
+    )
 
 
 def _gid(artists: list, kind: str) -> str:
     """The one gid the artists of a series or mark share, which names its words."""
     gids = {artist.get_gid() for artist in artists}
     if len(gids) != 1 or not isinstance(next(iter(gids)), str):
-        raise ValueError(f"show_plot: a {kind} has no gid; give each line, bar set, point set and reference line a gid "
-                         "(gid=...), which names its words")
+        raise ValueError(
+            f"show_plot: a {kind} has no gid; give each line, bar set, point set and reference line a gid "
+            "(gid=...), which names its words"
+        )
     return gids.pop()
 
 
@@ -178,6 +202,7 @@ def _pairs(xs, ys) -> tuple[tuple[float, ...], tuple[float, ...]]:
 
 # --------------------------------------------------------------------------- the words
 
+
 def _num(value: float) -> str:
     return f"{value:.6g}"
 
@@ -192,7 +217,9 @@ def _join(items: list[str], gaps: Mapping[str, str], default: str) -> str:
 
 def _in_panel(panel: int | None, sentence: str) -> str:
     """`sentence` as said of panel number `panel` (None: the plot's only view)."""
-    return sentence if panel is None else _join([messages.text("plot.panel", index=panel), sentence], _SENTENCE_GAP, " ")
+    return (
+        sentence if panel is None else _join([messages.text("plot.panel", index=panel), sentence], _SENTENCE_GAP, " ")
+    )
 
 
 def alt_text(words: Words, found: list[View]) -> str:
@@ -206,13 +233,27 @@ def alt_text(words: Words, found: list[View]) -> str:
 
 
 def _view_sentences(words: Words, view: View, panel: int | None) -> list[str]:
-    xs = [x for series in view.series for x in series.xs if math.isfinite(x)] + [m.at for m in view.marks if m.axis == "x"]
-    axes = messages.text("plot.axes", x=words.x, y=words.y, low=_num(min(xs, default=math.nan)), high=_num(max(xs, default=math.nan)),
-                         scale=_scale(view.scales))
+    xs = [x for series in view.series for x in series.xs if math.isfinite(x)] + [
+        m.at for m in view.marks if m.axis == "x"
+    ]
+    axes = messages.text(
+        "plot.axes",
+        x=words.x,
+        y=words.y,
+        low=_num(min(xs, default=math.nan)),
+        high=_num(max(xs, default=math.nan)),
+        scale=_scale(view.scales),
+    )
     sentences = [_in_panel(panel, axes)]
     sentences += [messages.text("plot.series", name=words.names[s.gid], trend=trend(s)) for s in view.series]
-    sentences += [said for s in view.series if s.kind == "line" for m in view.marks if m.axis == "y"
-                  if (said := _crossing(words, s, m))]
+    sentences += [
+        said
+        for s in view.series
+        if s.kind == "line"
+        for m in view.marks
+        if m.axis == "y"
+        if (said := _crossing(words, s, m))
+    ]
     sentences += [messages.text(f"plot.mark_{m.axis}", name=words.names[m.gid], at=_num(m.at)) for m in view.marks]
     return sentences + _comparisons(words, [s for s in view.series if s.kind == "line"])
 
@@ -240,8 +281,12 @@ def trend(series: Series) -> str:
         return messages.text("plot.trend.constant", value=_num(ys[0]))
     settled = _settled(ys)
     if settled < len(ys) - 1:
-        return messages.text("plot.trend.then_stays", trend=_moves(xs[:settled + 1], ys[:settled + 1]), x=_num(xs[settled]),
-                             value=_num(ys[-1]))
+        return messages.text(
+            "plot.trend.then_stays",
+            trend=_moves(xs[: settled + 1], ys[: settled + 1]),
+            x=_num(xs[settled]),
+            value=_num(ys[-1]),
+        )
     return _moves(xs, ys)
 
 
@@ -262,7 +307,9 @@ def _moves(xs: tuple[float, ...], ys: tuple[float, ...]) -> str:
         ratio = _ratio(ys)
         return said if ratio is None else messages.text("plot.trend.ratio", trend=said, ratio=_num(ratio))
     low, high = ys.index(min(ys)), ys.index(max(ys))
-    return messages.text("plot.trend.varies", **ends, low=_num(ys[low]), low_x=_num(xs[low]), high=_num(ys[high]), high_x=_num(xs[high]))
+    return messages.text(
+        "plot.trend.varies", **ends, low=_num(ys[low]), low_x=_num(xs[low]), high=_num(ys[high]), high_x=_num(xs[high])
+    )
 
 
 def _ratio(ys: tuple[float, ...]) -> float | None:
@@ -279,26 +326,33 @@ def _crossing(words: Words, series: Series, mark: Mark) -> str | None:
     if not sides or not all(map(math.isfinite, series.ys)) or sides[-1] in (0, sides[0]):
         return None
     start = max(i for i, side in enumerate(sides) if side != sides[-1]) + 1
-    return messages.text("plot.below" if sides[-1] < 0 else "plot.above", name=words.names[series.gid],
-                         mark=words.names[mark.gid], x=_num(series.xs[start]))
+    return messages.text(
+        "plot.below" if sides[-1] < 0 else "plot.above",
+        name=words.names[series.gid],
+        mark=words.names[mark.gid],
+        x=_num(series.xs[start]),
+    )
 
 
 def _comparisons(words: Words, lines: list[Series]) -> list[str]:
     """Lines drawn over the same x that coincide; of exactly two lines, how far they agree."""
     said = []
     for index, a in enumerate(lines):
-        for b in lines[index + 1:]:
+        for b in lines[index + 1 :]:
             if a.xs == b.xs and all(map(_same, a.ys, b.ys)):
                 said.append(messages.text("plot.same", a=words.names[a.gid], b=words.names[b.gid]))
     if len(lines) == 2 and not said and lines[0].xs == lines[1].xs:
         a, b = lines
         agree = next((i for i, (p, q) in enumerate(zip(a.ys, b.ys)) if not _same(p, q)), len(a.ys))
         if agree:
-            said.append(messages.text("plot.agree_until", a=words.names[a.gid], b=words.names[b.gid], x=_num(a.xs[agree - 1])))
+            said.append(
+                messages.text("plot.agree_until", a=words.names[a.gid], b=words.names[b.gid], x=_num(a.xs[agree - 1]))
+            )
     return said
 
 
 # --------------------------------------------------------------------------- the table
+
 
 def _rows(view: View) -> list[list[str]]:
     """The table of one view: a row per x drawn (its tick label where it has one), a column per series
@@ -320,8 +374,10 @@ def _mark_rows(words: Words, view: View) -> list[list[str]]:
 def _html_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
     """A table with its caption, a column header row, and a row header (the first cell) on each row."""
     head = "".join(f'<th scope="col">{_esc(cell)}</th>' for cell in header)
-    body = "".join(f'<tr><th scope="row">{_esc(row[0])}</th>' + "".join(f"<td>{_esc(cell)}</td>" for cell in row[1:]) + "</tr>"
-                   for row in rows)
+    body = "".join(
+        f'<tr><th scope="row">{_esc(row[0])}</th>' + "".join(f"<td>{_esc(cell)}</td>" for cell in row[1:]) + "</tr>"
+        for row in rows
+    )
     return f"<table><caption>{_esc(caption)}</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -335,10 +391,17 @@ def _tables(words: Words, found: list[View]) -> list[tuple[str, list[str], list[
     tables = []
     for index, view in enumerate(found, start=1):
         panel = index if len(found) > 1 else None
-        tables.append((_in_panel(panel, words.about), [words.x, *(words.names[s.gid] for s in view.series)], _rows(view)))
+        tables.append(
+            (_in_panel(panel, words.about), [words.x, *(words.names[s.gid] for s in view.series)], _rows(view))
+        )
         if view.marks:
-            tables.append((messages.text("plot.marks_caption"), [messages.text("plot.column.line"), messages.text("plot.column.at")],
-                           _mark_rows(words, view)))
+            tables.append(
+                (
+                    messages.text("plot.marks_caption"),
+                    [messages.text("plot.column.line"), messages.text("plot.column.at")],
+                    _mark_rows(words, view),
+                )
+            )
     return tables
 
 

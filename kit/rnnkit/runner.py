@@ -30,6 +30,7 @@ zygote's greeting is `{"ready": true, "isolation", "budgets", "refusal", "pid"}`
 there (its runners write to /dev/null). It ends when every control channel is closed, whoever
 held the last one.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,18 +45,22 @@ import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
 
-import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 import matplotlib.pyplot  # noqa: E402,F401
+import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
 
 from . import codec, figures, jail, messages, wire  # noqa: E402
-from .cells import CellRunner, preload  # noqa: E402
+from .cells import CellRunner  # noqa: E402
 from .checking import Case, StudentFailure, call_student  # noqa: E402
 from .helpers import CALLS  # noqa: E402
 from .jail.syscalls import _why  # noqa: E402
+from .shell_hooks import preload  # noqa: E402
 
 
 def _failure(message_id: str, **fields) -> dict:
-    return {"failure": message_id, "fields": {k: v if isinstance(v, (int, float)) else str(v) for k, v in fields.items()}}
+    return {
+        "failure": message_id,
+        "fields": {k: v if isinstance(v, (int, float)) else str(v) for k, v in fields.items()},
+    }
 
 
 def _call(cells: CellRunner, message: dict) -> dict:
@@ -71,7 +76,13 @@ def _call(cells: CellRunner, message: dict) -> dict:
     except codec.CodecError as error:
         return _failure("check.crashed", error="CodecError", detail=str(error))
     try:
-        value = call_student(target, Case(tuple(args), kwargs), name=name, timeout=wire.field(message, "timeout", (int, float), 10), call=way)
+        value = call_student(
+            target,
+            Case(tuple(args), kwargs),
+            name=name,
+            timeout=wire.field(message, "timeout", (int, float), 10),
+            call=way,
+        )
     except StudentFailure as failure:
         return _failure(failure.message_id, **failure.fields)
     try:
@@ -138,7 +149,9 @@ def _child(connection: socket.socket, request: dict) -> None:
             try:
                 limits = jail.Limits(**request["limits"])
                 workdir = request["workdir"]
-                jail.enter(workdir, request["readonly"], limits, keep_fds=(connection.fileno(),))  # only rlimits where no namespaces
+                jail.enter(
+                    workdir, request["readonly"], limits, keep_fds=(connection.fileno(),)
+                )  # only rlimits where no namespaces
                 os.chdir(workdir)
                 missing = [path for path in _ENVIRONMENT if not os.path.exists(path)]
                 if missing:
@@ -164,7 +177,13 @@ def zygote(controls: list[socket.socket]) -> None:
     the cgroups left)."""
     children: set[int] = set()
     preload()
-    hello = {"ready": True, "isolation": jail.available(), "budgets": jail.budgets(), "refusal": jail.refusal(), "pid": os.getpid()}
+    hello = {
+        "ready": True,
+        "isolation": jail.available(),
+        "budgets": jail.budgets(),
+        "refusal": jail.refusal(),
+        "pid": os.getpid(),
+    }
     selector = selectors.DefaultSelector()
     for control in controls:
         control.send(json.dumps(hello).encode())

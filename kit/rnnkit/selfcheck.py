@@ -13,6 +13,7 @@ none: their answers are in this kit). `check.summary()` prints the notebook's cl
 they are worth at grading, the ones wrong, not started or not run, the written answers, and once,
 that only public cases ran here.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -41,7 +42,9 @@ def public_half(assignment: str) -> dict[str, Any]:
     path = PUBLIC / f"{assignment}.json"
     if not path.is_file():
         known = ", ".join(sorted(p.stem for p in PUBLIC.glob("*.json")))
-        raise LookupError(f"this kit has no assignment {assignment!r} (it has: {known}); install the kit of your course")
+        raise LookupError(
+            f"this kit has no assignment {assignment!r} (it has: {known}); install the kit of your course"
+        )
     return codec.loads(path.read_bytes(), trusted=True)
 
 
@@ -58,18 +61,30 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float | None = None
     spec = public_checks(assignment)[name]
     timeout = public_half(assignment).get("CALL_TIMEOUT", 10.0) if timeout is None else timeout
     rules = Rules(**spec["rules"])
-    cases = [(Case(c["args"], c["kwargs"], messages.text("check.case_public", label=messages.case_label(c["label"]))), True, c["expected"]) for c in spec["cases"]]
+    cases = [
+        (
+            Case(c["args"], c["kwargs"], messages.text("check.case_public", label=messages.case_label(c["label"]))),
+            True,
+            c["expected"],
+        )
+        for c in spec["cases"]
+    ]
     stored = {id(case): c["mistakes"] for (case, _, _), c in zip(cases, spec["cases"])}
     callees = spec["callees"]
 
     @lru_cache(maxsize=None)
     def wrong(function: str) -> bool:
         other = getattr(obj, "__globals__", {}).get(function)
-        return callable(other) and (report := selfcheck(assignment, function, other, timeout)).passed < len(report.results)
+        return callable(other) and (report := selfcheck(assignment, function, other, timeout)).passed < len(
+            report.results
+        )
 
     def diagnose(got: Any, case: Case) -> tuple[str, ...]:
-        return tuple(mistake for mistake, output in stored[id(case)] if compare(got, output, rtol=rules.rtol).ok
-                     and (mistake not in callees or wrong(callees[mistake])))
+        return tuple(
+            mistake
+            for mistake, output in stored[id(case)]
+            if compare(got, output, rtol=rules.rtol).ok and (mistake not in callees or wrong(callees[mistake]))
+        )
 
     return run_cases(assignment, name, obj, cases, rules, points=spec["points"], timeout=timeout, diagnose=diagnose)
 
@@ -94,7 +109,9 @@ class SummaryItem:
         right = report.passed == len(report.results)
         if graded:
             hidden = report.hidden
-            return cls(right, sum(result.ok for result in hidden), len(hidden), report.points, report.score, report.stub)
+            return cls(
+                right, sum(result.ok for result in hidden), len(hidden), report.points, report.score, report.stub
+            )
         return cls(right, report.passed, len(report.results), report.points, None, report.stub)
 
 
@@ -128,7 +145,10 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
         report = selfcheck(assignment, name, obj)
         outcomes[name] = outcome = SummaryItem.of(report)
         if report.stub:  # not a failure yet: one quiet line (on stderr for nbgrader validate only)
-            print("\n".join(messages.wrap(messages.text("check.not_started", name=name))), file=sys.stderr if validating() else sys.stdout)
+            print(
+                "\n".join(messages.wrap(messages.text("check.not_started", name=name))),
+                file=sys.stderr if validating() else sys.stdout,
+            )
             return None
         if Rules(**checks[name]["rules"]).reveal:
             lines = report.lines(graded=False)
@@ -166,8 +186,14 @@ def due_line(due: Mapping[str, str]) -> str:
     return messages.text("notebook.summary_due", due=at.strftime("%Y-%m-%d %H:%M"), zone=due["zone"])
 
 
-def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], written: dict[str, float] | None = None, *,
-                  graded: bool = False, due: Mapping[str, str] | None = None) -> list[str]:
+def summary_lines(
+    points: dict[str, float],
+    outcomes: dict[str, SummaryItem],
+    written: dict[str, float] | None = None,
+    *,
+    graded: bool = False,
+    due: Mapping[str, str] | None = None,
+) -> list[str]:
     """The notebook's closing summary, wrapped at `messages.WIDTH`.
 
     `points` holds every check of the notebook (name -> points); `outcomes` those that ran, in
@@ -196,15 +222,32 @@ def summary_lines(points: dict[str, float], outcomes: dict[str, SummaryItem], wr
         wrong = [name for name in order if name in outcomes and not outcomes[name].right and not outcomes[name].stub]
         earned = sum(outcomes[name].score or 0.0 for name in outcomes) if graded else sum(worth[name] for name in right)
         every = sum(worth.values()) + sum(written.values())
-        lines.append(messages.text("notebook.summary", right=len(right), total=len(order))
-                     + messages.text("notebook.summary_scored" if graded else "notebook.summary_worth", points=_number(earned), all=_number(every)))
+        lines.append(
+            messages.text("notebook.summary", right=len(right), total=len(order))
+            + messages.text(
+                "notebook.summary_scored" if graded else "notebook.summary_worth",
+                points=_number(earned),
+                all=_number(every),
+            )
+        )
         lines += listed("notebook.summary_right", right)
         if graded:
-            items = [messages.text("notebook.summary_wrong_item_graded", name=name, score=_number(outcomes[name].score or 0.0),
-                                   points=_number(outcomes[name].points)) for name in wrong]
+            items = [
+                messages.text(
+                    "notebook.summary_wrong_item_graded",
+                    name=name,
+                    score=_number(outcomes[name].score or 0.0),
+                    points=_number(outcomes[name].points),
+                )
+                for name in wrong
+            ]
         else:
-            items = [messages.text("notebook.summary_wrong_item", name=name, passed=outcomes[name].passed, total=outcomes[name].total)
-                     for name in wrong]
+            items = [
+                messages.text(
+                    "notebook.summary_wrong_item", name=name, passed=outcomes[name].passed, total=outcomes[name].total
+                )
+                for name in wrong
+            ]
         lines += listed("notebook.summary_wrong", items)
         lines += listed("notebook.summary_stub", [name for name in order if name in outcomes and outcomes[name].stub])
         lines += listed("notebook.summary_not_run", [name for name in order if name not in outcomes])

@@ -2,6 +2,7 @@
 
 Envelope fields are plain JSON; values (arguments and results) inside them are `codec` data.
 """
+
 from __future__ import annotations
 
 import json

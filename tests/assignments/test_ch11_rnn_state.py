@@ -1,5 +1,6 @@
 """ch11_rnn_state: the reference solution earns full marks, the stub earns nothing, every catalogued
 mistake is caught on its own check and named, and the hidden draws are what the spec asks for."""
+
 from __future__ import annotations
 
 import ast
@@ -10,18 +11,20 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from autograder.assignments import get
+from autograder.assignments.ch11_rnn_state import models as ch11_models
+from autograder.assignments.ch11_rnn_state import reference as ref
+from autograder.authoring import build
+from autograder.coursedir import config
+from autograder.grading import checks as core
+from autograder.grading.checks import Case
+from autograder.vocabulary.symbolic import public_value
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS, pristine
 
-from autograder.authoring import build
-from autograder.coursedir import config
-from autograder.assignments import get
-from autograder.assignments.ch11_rnn_state import checks as ch11_checks
-from autograder.assignments.ch11_rnn_state import reference as ref
-from autograder.grading import checks as core
-from autograder.grading.checks import Case
-from autograder.grading.symbolic import public_value
 from ..attempts import attempt
 
 solution = get("ch11_rnn_state").solution()
@@ -60,7 +63,15 @@ def hidden(name: str, student: str) -> list[Case]:
 
 
 def grade(name: str, fn, student: str = "student-000"):
-    return core.grade(get(A), CHECKS[name], fn, attempt=attempt(student), hidden=HIDDEN, timeout=10, points=get(A).points(name, config.load().POINTS))
+    return core.grade(
+        get(A),
+        CHECKS[name],
+        fn,
+        attempt=attempt(student),
+        hidden=HIDDEN,
+        timeout=10,
+        points=get(A).points(name, config.load().POINTS),
+    )
 
 
 def call(check, fn, case: Case):
@@ -83,8 +94,19 @@ def test_setup_cell_holds_the_solution_load_model():
 
 
 def test_load_model_matches_the_data_and_the_contract():
-    model, book = solution.load_model(), ch11_checks.book_model()
-    assert set(model) >= {"embeddings", "W_x", "W_h", "b_h", "W_y", "b_y", "candidates", "vocabulary", "inputs", "window_baseline"}
+    model, book = solution.load_model(), ch11_models.book_model()
+    assert set(model) >= {
+        "embeddings",
+        "W_x",
+        "W_h",
+        "b_h",
+        "W_y",
+        "b_y",
+        "candidates",
+        "vocabulary",
+        "inputs",
+        "window_baseline",
+    }
     assert model["candidates"] == ["red", "blue"]
     assert model["embeddings"].shape == (5, 2) and model["embeddings"].dtype == np.float64
     for key in ("embeddings", "W_x", "W_h", "b_h", "W_y", "b_y"):
@@ -96,7 +118,7 @@ def test_load_model_matches_the_data_and_the_contract():
 def test_messages_do_not_give_the_answers():
     for entry in MISTAKES:
         text = entry.text
-        for answer in ("0.592667", "0.531209", "0.532182", "0.530236", "[0, 1/8]", "[1/8, 1/8]", "[0, 1]", "{\"B\""):
+        for answer in ("0.592667", "0.531209", "0.532182", "0.530236", "[0, 1/8]", "[1/8, 1/8]", "[0, 1]", '{"B"'):
             assert answer not in text, (entry.id, answer)
         assert not re.search(r"\b(answer is|the answer)\b", text, re.I)
 
@@ -135,7 +157,11 @@ def _draws(name: str, student: str = "student-001") -> list[Case]:
 
 def test_hidden_draws_are_seeded_and_vary_by_student():
     for name in STUBS:
-        once, again, other = _draws(name), _hidden_cases(get(A), CHECKS[name], attempt("student-001"), HIDDEN), _draws(name, "student-002")
+        once, again, other = (
+            _draws(name),
+            _hidden_cases(get(A), CHECKS[name], attempt("student-001"), HIDDEN),
+            _draws(name, "student-002"),
+        )
         again = [item[0] if isinstance(item, tuple) else item for item in again]
         assert [repr(c.args) for c in once] == [repr(c.args) for c in again], name
         assert [repr(c.args) for c in once] != [repr(c.args) for c in other], name
@@ -166,7 +192,7 @@ def test_random_models_have_negative_entries_and_nonsymmetric_recurrence():
 def test_min_fillers_draws_flip_on_an_exact_tie_that_floats_see():
     rng = random.Random(11)
     for _ in range(20):
-        model = ch11_checks.flip_model(rng)
+        model = ch11_models.flip_model(rng)
         n = ref.min_fillers_to_flip(model)
         logits = ref.filler_logits(model, n)
         assert logits[0] == logits[1]
@@ -177,14 +203,18 @@ def test_late_draws_flip_near_the_end_of_the_search_on_an_exact_tie_that_floats_
     rng = random.Random(12)
     answers = set()
     for _ in range(20):
-        model = ch11_checks.late_flip_model(rng)
+        model = ch11_models.late_flip_model(rng)
         n = ref.min_fillers_to_flip(model)
         logits = ref.filler_logits(model, n)
         assert 90 <= n <= 100 and logits[0] == logits[1]
         assert solution.min_fillers_to_flip(model) == n
         answers.add(n)
     assert len(answers) >= 5
-    late = [ref.min_fillers_to_flip(case.args[0]) for student in STUDENTS[:10] for case in _draws("min_fillers_to_flip", student)]
+    late = [
+        ref.min_fillers_to_flip(case.args[0])
+        for student in STUDENTS[:10]
+        for case in _draws("min_fillers_to_flip", student)
+    ]
     assert any(n >= 90 for n in late) and any(n <= 10 for n in late)
 
 
@@ -196,13 +226,21 @@ def test_a_search_that_stops_before_100_fillers_loses_points():
 
 
 def test_a_missing_state_bias_is_named_in_a_caller_and_a_wrong_uncatalogued_bias_gets_no_name():
-    forgotten = core.catalogue.submission(get(A).template, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h)\n")
+    forgotten = core.catalogue.submission(
+        get(A).template, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h)\n"
+    )
     assert grade("run_rnn", forgotten["run_rnn"]).misconceptions == ["state_bias_forgotten"]
-    subtracted = core.catalogue.submission(get(A).template, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h - b_h)\n")
+    subtracted = core.catalogue.submission(
+        get(A).template, "def rnn_step(x, h_prev, W_x, W_h, b_h):\n    return relu(x @ W_x + h_prev @ W_h - b_h)\n"
+    )
     for name in ("rnn_step", "run_rnn"):
         for student in STUDENTS[:3]:
             report = grade(name, subtracted[name], student)
-            assert report.passed < len(report.results) and report.misconceptions == [], (name, student, report.misconceptions)
+            assert report.passed < len(report.results) and report.misconceptions == [], (
+                name,
+                student,
+                report.misconceptions,
+            )
 
 
 # ----------------------------------------------------------------------------- properties
@@ -237,7 +275,7 @@ def test_choose_takes_the_first_of_the_highest(weights, data):
 @given(st.integers(0, 2**32), st.integers(1, 12))
 def test_run_rnn_matches_the_engine_and_starts_from_zero(seed, length):
     rng = random.Random(seed)
-    model = ch11_checks.random_model(rng)
+    model = ch11_models.random_model(rng)
     tokens = [rng.randrange(len(model["embeddings"])) for _ in range(length)]
     before = [rng.randrange(len(model["embeddings"])) for _ in range(rng.randint(1, 12))]
     alone = solution.run_rnn(tokens, model)
@@ -254,21 +292,24 @@ def test_run_rnn_matches_the_engine_and_starts_from_zero(seed, length):
 @given(st.integers(0, 2**32))
 def test_window_and_step_match_the_engine(seed):
     rng = random.Random(seed)
-    model = ch11_checks.random_model(rng)
+    model = ch11_models.random_model(rng)
     tokens = [rng.randrange(len(model["embeddings"])) for _ in range(rng.randint(2, 12))]
     assert compare(solution.window_logits(tokens, model), public_value(ref.window_logits(tokens, model))).ok
     x, h = model["embeddings"][tokens[0]], np.abs(model["embeddings"][tokens[-1]])
-    assert compare(solution.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]), public_value(ref.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]))).ok
+    assert compare(
+        solution.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"]),
+        public_value(ref.rnn_step(x, h, model["W_x"], model["W_h"], model["b_h"])),
+    ).ok
 
 
 def test_min_fillers_is_computed_not_hard_coded():
-    book = ch11_checks.book_model()
+    book = ch11_models.book_model()
     assert solution.min_fillers_to_flip(book) == ref.min_fillers_to_flip(book) == 1
-    halved = ch11_checks._book(b_y=[1 / 16, 0])
+    halved = ch11_models._book(b_y=[1 / 16, 0])
     assert solution.min_fillers_to_flip(halved) == ref.min_fillers_to_flip(halved) == 2
-    never = ch11_checks._book(W_h=[[0.5, 0], [0, 1]])  # the blue coordinate never decays
+    never = ch11_models._book(W_h=[[0.5, 0], [0, 1]])  # the blue coordinate never decays
     assert solution.min_fillers_to_flip(never) is None and ref.min_fillers_to_flip(never) is None
-    shuffled = ch11_checks._book()
+    shuffled = ch11_models._book()
     order = [4, 2, 0, 3, 1]  # new id of each old id
     shuffled["embeddings"] = shuffled["embeddings"][np.argsort(order)]
     shuffled["vocabulary"] = {token: order[i] for token, i in book["vocabulary"].items()}
@@ -287,10 +328,14 @@ def test_exercise_answers_match_the_reference_answers_of_11_8():
 
 
 def test_exercise_checks_never_reveal_the_answer():
-    wrong = {"ex_11_7_1": lambda model: {"min_fillers": 2, "final_h": [0, 0.0625], "logits": [0.125, 0.0625]},
-             "ex_11_7_2": lambda model: {"final_h": [1, 1], "logits": [1.125, 1], "choice": "red"},
-             "ex_11_7_3": lambda: {"A"}, "ex_11_7_4": lambda: {"A"}, "ex_11_7_5": lambda: {"A"},
-             "min_fillers_to_flip": lambda model: 3}
+    wrong = {
+        "ex_11_7_1": lambda model: {"min_fillers": 2, "final_h": [0, 0.0625], "logits": [0.125, 0.0625]},
+        "ex_11_7_2": lambda model: {"final_h": [1, 1], "logits": [1.125, 1], "choice": "red"},
+        "ex_11_7_3": lambda: {"A"},
+        "ex_11_7_4": lambda: {"A"},
+        "ex_11_7_5": lambda: {"A"},
+        "min_fillers_to_flip": lambda model: 3,
+    }
     for name, fn in wrong.items():
         report = grade(name, fn)
         text = "\n".join(report.lines(graded=False))
@@ -300,32 +345,57 @@ def test_exercise_checks_never_reveal_the_answer():
             assert answer not in text.split("Likely misconception")[0], (name, answer, text)
 
 
-
-
-
 # ----------------------------------------------------------------------------- the self-check finds what the grade finds
 def _public_report(name: str, source: str):
     """The public cases of check `name` alone, on the reference solution with `source` in it."""
     fn = core.catalogue.submission(get(A).template, source)[name]
-    return core.run_cases(A, name, fn, core.public_cases(CHECKS[name]), CHECKS[name].rules,
-                          diagnose=lambda got, case: core.diagnose(get(A), CHECKS[name], got, case, lambda function: function == name))
+    return core.run_cases(
+        A,
+        name,
+        fn,
+        core.public_cases(CHECKS[name]),
+        CHECKS[name].rules,
+        diagnose=lambda got, case: core.diagnose(get(A), CHECKS[name], got, case, lambda function: function == name),
+    )
 
 
-@pytest.mark.parametrize("mistake", ["input_weight_transposed", "column_vector_convention", "recurrent_weight_transposed",
-                                     "window_without_relu", "choice_read_from_the_state", "tie_to_last"])
+@pytest.mark.parametrize(
+    "mistake",
+    [
+        "input_weight_transposed",
+        "column_vector_convention",
+        "recurrent_weight_transposed",
+        "window_without_relu",
+        "choice_read_from_the_state",
+        "tie_to_last",
+    ],
+)
 def test_a_catalogued_mistake_fails_a_public_case_and_is_named_there(mistake):
     entry = next(e for e in MISTAKES if e.id == mistake)
     report = _public_report(entry.function, entry.source())
     assert report.passed < len(report.results) and report.misconceptions == [mistake], (mistake, report.misconceptions)
 
 
-@pytest.mark.parametrize("name, source", [
-    ("min_fillers_to_flip", "def min_fillers_to_flip(model):\n    ids = model['vocabulary']\n    for n in range(1, 101):\n"
-                            "        last = run_rnn([ids['blue']] + [ids['filler']] * n + [ids['key'], ids['is']], model)[-1]\n"
-                            "        if choose(last['probs'], model['candidates']) == model['candidates'][0]:\n            return n\n    return None\n"),
-    ("ex_11_7_1", "def ex_11_7_1(model):\n    return {'min_fillers': 1, 'final_h': [0.0, 0.125], 'logits': [0.125, 0.125]}\n"),
-    ("softmax", "def softmax(z):\n    z = np.asarray(z, dtype=float)\n    e = np.exp(z - z.min())\n    return e / e.sum()\n"),
-], ids=["fillers-counted-from-one", "book-answer-typed-in", "softmax-shifted-by-the-smallest"])
+@pytest.mark.parametrize(
+    "name, source",
+    [
+        (
+            "min_fillers_to_flip",
+            "def min_fillers_to_flip(model):\n    ids = model['vocabulary']\n    for n in range(1, 101):\n"
+            "        last = run_rnn([ids['blue']] + [ids['filler']] * n + [ids['key'], ids['is']], model)[-1]\n"
+            "        if choose(last['probs'], model['candidates']) == model['candidates'][0]:\n            return n\n    return None\n",
+        ),
+        (
+            "ex_11_7_1",
+            "def ex_11_7_1(model):\n    return {'min_fillers': 1, 'final_h': [0.0, 0.125], 'logits': [0.125, 0.125]}\n",
+        ),
+        (
+            "softmax",
+            "def softmax(z):\n    z = np.asarray(z, dtype=float)\n    e = np.exp(z - z.min())\n    return e / e.sum()\n",
+        ),
+    ],
+    ids=["fillers-counted-from-one", "book-answer-typed-in", "softmax-shifted-by-the-smallest"],
+)
 def test_an_uncatalogued_classic_fails_the_self_check_and_is_named_nowhere(name, source):
     report = _public_report(name, source)
     assert report.passed < len(report.results) and report.misconceptions == [], report.lines(graded=False)
@@ -343,5 +413,5 @@ def test_every_branch_leads_the_hidden_cases_or_is_public():
 def test_late_flips_have_a_nonsymmetric_input_matrix():
     rng = random.Random(13)
     for _ in range(5):
-        model = ch11_checks.late_flip_model(rng)
+        model = ch11_models.late_flip_model(rng)
         assert not np.array_equal(model["W_x"], model["W_x"].T)

@@ -1,6 +1,7 @@
 """ch11_rnn_state: the engine reproduces every book value of expected.json under the assignment's
 prefixes (rationals exactly, printed decimals after rounding the 30-digit value), and the book
 runner's log prints Tables 11.2-11.4 as the book does."""
+
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -11,8 +12,18 @@ import sympy as sp
 from autograder.assignments.ch11_rnn_state import reference as ref
 from autograder.coursedir.data import BookValue, expected
 
-PREFIXES = ("table-11.1/", "table-11.2/", "table-11.3/", "table-11.4/", "example-11.1/", "example-11.2/",
-            "section-11.3/", "exercise-11.7.1/", "exercise-11.7.2/", "exercise-11.7.3/")
+PREFIXES = (
+    "table-11.1/",
+    "table-11.2/",
+    "table-11.3/",
+    "table-11.4/",
+    "example-11.1/",
+    "example-11.2/",
+    "section-11.3/",
+    "exercise-11.7.1/",
+    "exercise-11.7.2/",
+    "exercise-11.7.3/",
+)
 BOOK = {key: value for key, value in expected().items() if key.startswith(PREFIXES)}
 VALUES = ref.book_values()
 
@@ -45,7 +56,9 @@ def test_book_value(key):
 def test_rationals_are_exact_types():
     for key, value in VALUES.items():
         book = BOOK[key]
-        for item, want in zip(value if isinstance(value, list) else [value], book if isinstance(book, list) else [book]):
+        for item, want in zip(
+            value if isinstance(value, list) else [value], book if isinstance(book, list) else [book]
+        ):
             if want.is_exact:
                 assert isinstance(item, int) or (isinstance(item, sp.Basic) and item.is_Rational), (key, item)
 
@@ -53,7 +66,9 @@ def test_rationals_are_exact_types():
 def test_book_log_prints_tables_11_2_to_11_4():
     lines = ref.book_log()
     text = "\n".join(lines)
-    assert [line for line in lines if line.startswith("Table")] == [line for line in lines if line.startswith("Table 11.")]
+    assert [line for line in lines if line.startswith("Table")] == [
+        line for line in lines if line.startswith("Table 11.")
+    ]
     assert all(title in text for title in ("Table 11.2", "Table 11.3", "Table 11.4"))
     for row in ("[0.754915, 0.245085]", "[0.651355, 0.348645]", "[0.592667, 0.407333]", "[1.125, 0]", "[0.25, 0]"):
         assert row in text, row
@@ -61,8 +76,8 @@ def test_book_log_prints_tables_11_2_to_11_4():
     blue = next(line for line in lines if line.startswith("blue "))
     assert "[1/256, 0]" in red and "[0.12890625, 0]" in red and "0.532182" in red and "(right)" in red
     assert "[0, 1/256]" in blue and "[0.125, 0.00390625]" in blue and "0.530236" in blue and "(wrong)" in blue
-    table_11_2 = lines[lines.index(next(l for l in lines if l.startswith("Table 11.2"))) + 2:][:3]
-    assert [l.split()[0] for l in table_11_2] == ["1:", "2:", "3:"]
+    table_11_2 = lines[lines.index(next(line for line in lines if line.startswith("Table 11.2"))) + 2 :][:3]
+    assert [row.split()[0] for row in table_11_2] == ["1:", "2:", "3:"]
     assert "[0.5, 0]   [0.25, 0]" in table_11_2[2]
 
 

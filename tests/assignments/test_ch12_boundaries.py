@@ -1,7 +1,9 @@
 """ch12_boundaries: full marks for the reference solution, every mistake caught and named, every probe
 catching a catalogued mistake, varied hidden draws, the notebook, and properties of the rules."""
+
 from __future__ import annotations
 
+import ast
 import random
 from fractions import Fraction
 
@@ -10,15 +12,17 @@ import pytest
 import sympy as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from rnnkit import messages
-from rnnkit.helpers import CALLS, TanhStep
 
-from autograder.grading import catalogue, template
-from autograder.coursedir import config
 from autograder.assignments import get
 from autograder.assignments.ch12_boundaries import reference
 from autograder.authoring.build import build_notebook
-from autograder.grading.checks import Case, grade as grade_check, hidden_cases
+from autograder.coursedir import config
+from autograder.grading.checks import Case, hidden_cases
+from autograder.grading.checks import grade as grade_check
+from autograder.vocabulary import catalogue, template
+from rnnkit import messages
+from rnnkit.helpers import CALLS, TanhStep
+
 from ..attempts import attempt
 
 solution = get("ch12_boundaries").solution()
@@ -35,10 +39,13 @@ def points(name: str) -> float:
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return grade_check(get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10, points=points(name))
+    return grade_check(
+        get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10, points=points(name)
+    )
 
 
 # ----------------------------------------------------------------------------- wiring
+
 
 def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing():
     """The built notebook executes top to bottom with the solution in place (plots on Agg), and once
@@ -57,26 +64,56 @@ def test_the_notebook_runs_with_the_solution_and_its_release_would_leak_nothing(
         text = re.sub(r"### BEGIN SOLUTION.*?### END SOLUTION", "raise NotImplementedError()", cell.source, flags=re.S)
         released.append(text.split("### BEGIN HIDDEN TESTS")[0])
     text = "\n".join(released)
-    for marker in ("autograder.assignments", "import autograder", "from autograder", "import solutions", "from solutions", "hidden=True", "BEGIN SOLUTION"):
+    for marker in (
+        "autograder.assignments",
+        "import autograder",
+        "from autograder",
+        "import solutions",
+        "from solutions",
+        "hidden=True",
+        "BEGIN SOLUTION",
+    ):
         assert marker not in text, marker
     for name, source in get(ASSIGNMENT).function_sources().items():
         body = source.split("### BEGIN SOLUTION", 1)[1].split("### END SOLUTION", 1)[0]
         assert not [line for line in body.splitlines() if len(line.strip()) > 12 and line.strip() in text], name
-    for term in ("hidden state", "truncated BPTT", "padding", "mask", "bidirectional", "Table 12.1", "exercise 12.7.6", "-7/16", "-21/32"):
+    for term in (
+        "hidden state",
+        "truncated BPTT",
+        "padding",
+        "mask",
+        "bidirectional",
+        "Table 12.1",
+        "exercise 12.7.6",
+        "-7/16",
+        "-21/32",
+    ):
         assert term in text, term
 
 
 def test_the_chinese_notebook_cites_the_books_terms(monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", "zh")  # the English edition holds no Chinese gloss; the Chinese one has the book's terms
+    monkeypatch.setenv(
+        "COURSE_LANG", "zh"
+    )  # the English edition holds no Chinese gloss; the Chinese one has the book's terms
     text = "\n".join(cell.source for cell in build_notebook(get(ASSIGNMENT)).cells)
     for term in ("隐藏状态", "截断式 BPTT", "填充", "掩码", "双向", "12.1", "12.7.6"):
         assert term in text, term
 
 
 def test_the_rules_have_sentences_of_the_kit_and_of_the_assignment():
+    """The kit's probe sentences, and the assignment's own: each `message={"en": ...}` given to a probe
+    in its exercise modules."""
     kit = [key for key in messages.catalogue("en") if key.startswith("probe.")]
-    own = (get(ASSIGNMENT).folder / "checks.py").read_text(encoding="utf-8").count('message={"en": ')
-    assert len(kit) >= 8 and own >= 8
+    own = [
+        node
+        for path in sorted((get(ASSIGNMENT).folder / "checks").glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.keyword)
+        and node.arg == "message"
+        and isinstance(node.value, ast.Dict)
+        and "en" in {getattr(key, "value", None) for key in node.value.keys}
+    ]
+    assert len(kit) >= 8 and len(own) >= 8
 
 
 # ----------------------------------------------------------------------------- full marks, 50 students
@@ -84,8 +121,15 @@ def test_the_rules_have_sentences_of_the_kit_and_of_the_assignment():
 # ----------------------------------------------------------------------------- mistakes
 
 #: Classics the self-check must name on the public cases alone, before any grade.
-SELF_CHECK_NAMES = ["window_slides_by_one", "backward_not_realigned", "backward_reads_forwards", "only_the_example_of_12_8",
-                    "state_carried_across_sequences", "padding_updates_state", "loss_averaged_over_padding"]
+SELF_CHECK_NAMES = [
+    "window_slides_by_one",
+    "backward_not_realigned",
+    "backward_reads_forwards",
+    "only_the_example_of_12_8",
+    "state_carried_across_sequences",
+    "padding_updates_state",
+    "loss_averaged_over_padding",
+]
 
 
 @pytest.mark.parametrize("mistake_id", SELF_CHECK_NAMES)
@@ -100,10 +144,16 @@ def test_a_classic_is_named_by_the_self_check(mistake_id):
 def test_the_sliding_window_is_caught_where_segments_and_windows_differ():
     """Windows of k from every step agree with the segments only when k = 1; the book's k = 2 case
     tells them apart (-21/32 against -7/16)."""
-    windows = next(entry for entry in MISTAKES if entry.id == "window_slides_by_one").namespace()["truncated_bptt_scalar"]
+    windows = next(entry for entry in MISTAKES if entry.id == "window_slides_by_one").namespace()[
+        "truncated_bptt_scalar"
+    ]
     xs, w, targets = [1, 0, 0, 0], Fraction(1, 2), {4: 1}
     assert windows(xs, w, targets, 1)["grad"] == solution.truncated_bptt_scalar(xs, w, targets, 1)["grad"]
-    assert windows(xs, w, targets, 2)["grad"] == Fraction(-21, 32) != solution.truncated_bptt_scalar(xs, w, targets, 2)["grad"]
+    assert (
+        windows(xs, w, targets, 2)["grad"]
+        == Fraction(-21, 32)
+        != solution.truncated_bptt_scalar(xs, w, targets, 2)["grad"]
+    )
 
 
 def test_the_12_7_6_sentence_points_to_another_task_without_naming_it():
@@ -124,20 +174,24 @@ def test_an_all_padding_row_keeps_h0_and_a_falsy_entity_id_still_counts():
     assert np.array_equal(states[:2], solution.run_stream(step, [np.array([np.ones(2), np.zeros(2)])], h0)[0])
 
 
-
-
 def test_a_causal_model_that_reads_the_sequence_backwards_is_caught_and_named():
-    reversed_reader = catalogue.submission(get(ASSIGNMENT).template, """
+    reversed_reader = catalogue.submission(
+        get(ASSIGNMENT).template,
+        """
 def generation_features(step, xs, h0):
     h, states = np.asarray(h0, dtype=float), []
     for x in reversed(np.asarray(xs, dtype=float)):
         h = step(x, h)
         states.append(h)
     return np.array(states)
-""")
+""",
+    )
     for name in ("generation_features", "bidirectional_features"):
         report = grade(name, reversed_reader[name])
-        assert report.score < points(name) and report.misconceptions == ["sequence_reversed"], (name, report.misconceptions)
+        assert report.score < points(name) and report.misconceptions == ["sequence_reversed"], (
+            name,
+            report.misconceptions,
+        )
 
 
 def test_a_mistake_source_runs_on_its_own_in_a_notebook():
@@ -172,13 +226,17 @@ PROBE_CATCHES = {
 
 def _cases(name: str, count: int = 4) -> list[Case]:
     check = CHECKS[name]
-    return list(check.public()) + [case for case, _, _ in hidden_cases(get(ASSIGNMENT), check, attempt("probe-student"), count)]
+    return list(check.public()) + [
+        case for case, _, _ in hidden_cases(get(ASSIGNMENT), check, attempt("probe-student"), count)
+    ]
 
 
 def _fired(name: str, index: int, fn) -> list[str]:
     check = CHECKS[name]
     probe = check.probes[index]
-    return [message for case in _cases(name) if (message := probe(lambda c: CALLS[check.call](fn, c.args, c.kwargs), case))]
+    return [
+        message for case in _cases(name) if (message := probe(lambda c: CALLS[check.call](fn, c.args, c.kwargs), case))
+    ]
 
 
 @pytest.mark.parametrize("key", list(PROBE_CATCHES), ids=lambda key: f"{key[0]}[{key[1]}]")
@@ -237,7 +295,7 @@ def test_a_batched_student_is_bit_identical_to_a_looping_one():
         lengths = np.array([len(xs) for xs in sequences])
         X = np.zeros((len(sequences), lengths.max(), np.shape(sequences[0])[1]))
         for b, xs in enumerate(sequences):
-            X[b, :len(xs)] = xs
+            X[b, : len(xs)] = xs
         H, _ = solution.masked_rnn_forward(step, X, lengths, h0)
         return [H[b, :n] for b, n in enumerate(lengths)]
 
@@ -246,6 +304,7 @@ def test_a_batched_student_is_bit_identical_to_a_looping_one():
 
 
 # ----------------------------------------------------------------------------- hidden draws
+
 
 def test_hidden_draws_are_varied_and_reproducible():
     lengths, widths, ks, negative = set(), set(), set(), False
@@ -262,12 +321,19 @@ def test_hidden_draws_are_varied_and_reproducible():
     again = hidden_cases(get(ASSIGNMENT), CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
     first = hidden_cases(get(ASSIGNMENT), CHECKS["masked_rnn_forward"], attempt(STUDENTS[0]), 2)
     assert len(first) == len(again) == 2
-    assert all(np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0]) for (a, _, _), (b, _, _) in zip(first, again))
+    assert all(
+        np.array_equal(a.args[1], b.args[1]) and repr(a.args[0]) == repr(b.args[0])
+        for (a, _, _), (b, _, _) in zip(first, again)
+    )
 
 
 def test_a_typed_in_book_answer_fails_the_hidden_cases():
     def book_only(xs, w, targets, k, h0=0):
-        return {"states": [1, Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)], "loss": Fraction(49, 128), "grad": Fraction(-7, 16)}
+        return {
+            "states": [1, Fraction(1, 2), Fraction(1, 4), Fraction(1, 8)],
+            "loss": Fraction(49, 128),
+            "grad": Fraction(-7, 16),
+        }
 
     report = grade("truncated_bptt_scalar", book_only)
     assert report.score < points("truncated_bptt_scalar") / 2
@@ -278,7 +344,10 @@ def test_a_typed_in_book_answer_fails_the_hidden_cases():
 def test_floats_for_exact_inputs_are_not_exact():
     def floats(xs, w, targets, k, h0=0):
         result = solution.truncated_bptt_scalar(xs, w, targets, k, h0)
-        return {key: ([float(v) for v in value] if isinstance(value, list) else float(value)) for key, value in result.items()}
+        return {
+            key: ([float(v) for v in value] if isinstance(value, list) else float(value))
+            for key, value in result.items()
+        }
 
     report = grade("truncated_bptt_scalar", floats, hidden=1)
     assert report.score == 0 and "exact" in report.results[0].message
@@ -318,7 +387,7 @@ def test_truncation_rules_hold_for_the_solution(case):
     total, h = 0, h0
     for start in range(0, len(xs), k):
         part = {t - start: y for t, y in targets.items() if start < t <= start + k}
-        total += solution.truncated_bptt_scalar(xs[start:start + k], w, part, k, h)["grad"]
+        total += solution.truncated_bptt_scalar(xs[start : start + k], w, part, k, h)["grad"]
         h = result["states"][min(start + k, len(xs)) - 1]
     assert total == result["grad"]
     s = sp.Symbol("s")
@@ -327,7 +396,9 @@ def test_truncation_rules_hold_for_the_solution(case):
         state = sp.Rational(x) + s * state
         hs.append(state)
     loss = sum((hs[t - 1] - sp.Rational(y)) ** 2 / 2 for t, y in targets.items())
-    assert solution.truncated_bptt_scalar(xs, w, targets, len(xs), h0)["grad"] == sp.diff(loss, s).subs(s, sp.Rational(w))
+    assert solution.truncated_bptt_scalar(xs, w, targets, len(xs), h0)["grad"] == sp.diff(loss, s).subs(
+        s, sp.Rational(w)
+    )
 
 
 junk_values = st.sampled_from([np.nan, np.inf, -np.inf, 1e300, -1e6, 0.0])
@@ -346,8 +417,8 @@ def test_the_step_and_the_masked_forward_are_bit_identical_under_batching_and_ju
     H2, final2 = solution.masked_rnn_forward(step, junked, lengths, h0)
     assert np.array_equal(H, H2) and np.array_equal(final, final2)
     for b in range(B):  # each row alone, one step at a time, gives the same bits
-        alone = solution.run_independent(step, [X[b, :lengths[b]]], h0)[0]
-        assert np.array_equal(alone, H[b, :lengths[b]])
+        alone = solution.run_independent(step, [X[b, : lengths[b]]], h0)[0]
+        assert np.array_equal(alone, H[b, : lengths[b]])
         assert np.array_equal(final[b], alone[-1] if lengths[b] else h0)
 
 

@@ -1,4 +1,5 @@
 """ch12_boundaries against expected.json: every truncated-bptt/ value is produced by the engine."""
+
 from decimal import ROUND_HALF_EVEN, Decimal
 
 import sympy as sp
@@ -35,7 +36,9 @@ def test_book_values_agree_exactly_or_to_the_printed_places():
             if entry.is_exact:
                 assert number.is_Rational and number == entry.value, key
             else:
-                rounded = Decimal(str(sp.N(number, 30))).quantize(Decimal(1).scaleb(-entry.places), rounding=ROUND_HALF_EVEN)
+                rounded = Decimal(str(sp.N(number, 30))).quantize(
+                    Decimal(1).scaleb(-entry.places), rounding=ROUND_HALF_EVEN
+                )
                 assert rounded == entry.value, key
 
 

@@ -1,8 +1,9 @@
 """ch12_gates: the reference solution earns full marks, every catalogued mistake is caught and named,
 the hidden draws are varied, and the conventions of section 12.4 hold as properties."""
+
 from __future__ import annotations
 
-import time
+import functools
 from fractions import Fraction
 
 import numpy as np
@@ -10,18 +11,19 @@ import pytest
 import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from autograder.assignments import get
+from autograder.assignments.ch12_gates import reference as ref
+from autograder.authoring import build
+from autograder.coursedir import config
+from autograder.grading.checks import diagnose, hidden_cases, mistaken_output
+from autograder.grading.checks import grade as grade_check
+from autograder.vocabulary import catalogue
+from autograder.vocabulary.symbolic import public_value
 from rnnkit import messages
 from rnnkit.compare import compare
 from rnnkit.selfcheck import selfcheck
 
-from autograder.authoring import build
-from autograder.grading import catalogue
-from autograder.coursedir import config
-from autograder.assignments import get
-from autograder.assignments.ch12_gates import reference as ref
-from autograder.grading.checks import grade as grade_check
-from autograder.grading.checks import diagnose, hidden_cases, mistaken_output
-from autograder.grading.symbolic import public_value
 from ..attempts import attempt
 
 solution = get("ch12_gates").solution()
@@ -35,35 +37,64 @@ STUDENTS = [f"student-{i:03d}" for i in range(50)]
 
 
 def grade(name: str, fn, student: str = "s1", hidden: int = HIDDEN):
-    return grade_check(get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10.0, points=POINTS[name])
+    return grade_check(
+        get(ASSIGNMENT), CHECKS[name], fn, attempt=attempt(student), hidden=hidden, timeout=10.0, points=POINTS[name]
+    )
 
 
 # --- the contract ----------------------------------------------------------------------------------
 
 
 def test_the_checks_are_the_issues_functions():
-    for name in ("sigmoid", "lstm_cell_update", "lstm_step", "gru_step", "retention",
-                 "rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
+    for name in (
+        "sigmoid",
+        "lstm_cell_update",
+        "lstm_step",
+        "gru_step",
+        "retention",
+        "rnn_param_count",
+        "lstm_param_count",
+        "lstm_param_count_two_bias",
+        "gru_param_count",
+    ):
         assert name in CHECKS, name
 
 
 def test_exercise_checks_do_not_reveal_and_exact_checks_are_the_exact_functions():
     assert not CHECKS["ex_12_7_4"].reveal and not CHECKS["ex_12_7_5"].reveal
-    assert {name for name, check in CHECKS.items() if check.exact} == {"lstm_cell_update", "retention", "ex_12_7_4", "ex_12_7_5"}
+    assert {name for name, check in CHECKS.items() if check.exact} == {
+        "lstm_cell_update",
+        "retention",
+        "ex_12_7_4",
+        "ex_12_7_5",
+    }
 
 
 def test_the_catalogue_covers_the_issue():
     found = {entry.id: entry.function for entry in MISTAKES}
     wanted = {
-        "output_gate_on_cell": "lstm_cell_update", "h_without_tanh": "lstm_cell_update",
-        "coupled_input_forget_gates": "lstm_cell_update", "dot_product_not_elementwise": "lstm_cell_update",
-        "sigmoid_on_cell": "lstm_cell_update", "lstm_concat_h_first": "lstm_step", "lstm_candidate_sigmoid": "lstm_step",
-        "gru_complementary_update": "gru_step", "gru_reset_on_kept_branch": "gru_step", "gru_reset_after_matmul": "gru_step",
-        "gru_concat_h_first": "gru_step", "gru_candidate_sigmoid": "gru_step",
-        "lstm_count_two_biases": "lstm_param_count", "rnn_count_without_bias": "rnn_param_count", "gru_count_without_bias": "gru_param_count",
+        "output_gate_on_cell": "lstm_cell_update",
+        "h_without_tanh": "lstm_cell_update",
+        "coupled_input_forget_gates": "lstm_cell_update",
+        "dot_product_not_elementwise": "lstm_cell_update",
+        "sigmoid_on_cell": "lstm_cell_update",
+        "lstm_concat_h_first": "lstm_step",
+        "lstm_candidate_sigmoid": "lstm_step",
+        "gru_complementary_update": "gru_step",
+        "gru_reset_on_kept_branch": "gru_step",
+        "gru_reset_after_matmul": "gru_step",
+        "gru_concat_h_first": "gru_step",
+        "gru_candidate_sigmoid": "gru_step",
+        "lstm_count_two_biases": "lstm_param_count",
+        "rnn_count_without_bias": "rnn_param_count",
+        "gru_count_without_bias": "gru_param_count",
         # the classics of issue 32
-        "lstm_pytorch_gate_order": "lstm_step", "gru_count_four_blocks": "gru_param_count", "ex_reset_erases_state": "ex_12_7_5",
-        "cell_without_forget_gate": "lstm_cell_update", "gru_residual_update": "gru_step", "ex_residual_mix": "ex_12_7_5",
+        "lstm_pytorch_gate_order": "lstm_step",
+        "gru_count_four_blocks": "gru_param_count",
+        "ex_reset_erases_state": "ex_12_7_5",
+        "cell_without_forget_gate": "lstm_cell_update",
+        "gru_residual_update": "gru_step",
+        "ex_residual_mix": "ex_12_7_5",
         "ex_cell_without_forget_gate": "ex_12_7_4",
     }
     for mistake_id, function in wanted.items():
@@ -71,8 +102,6 @@ def test_the_catalogue_covers_the_issue():
 
 
 # --- grading -----------------------------------------------------------------------------------------
-
-
 
 
 def test_mistakes_of_the_cell_update_also_cost_points_in_lstm_step_and_the_exercise_has_its_own():
@@ -131,8 +160,15 @@ def test_a_gru_with_the_pytorch_placement_fails_the_visible_two_coordinate_case(
     assert public[:2] == [True, True] and public[2] is False  # the book's scalar cases cannot tell; the 2-d case can
 
 
-CLASSICS = ("lstm_pytorch_gate_order", "gru_count_four_blocks", "ex_reset_erases_state", "cell_without_forget_gate",
-            "gru_residual_update", "ex_residual_mix", "ex_cell_without_forget_gate")
+CLASSICS = (
+    "lstm_pytorch_gate_order",
+    "gru_count_four_blocks",
+    "ex_reset_erases_state",
+    "cell_without_forget_gate",
+    "gru_residual_update",
+    "ex_residual_mix",
+    "ex_cell_without_forget_gate",
+)
 
 
 @pytest.mark.parametrize("mistake_id", CLASSICS)
@@ -163,7 +199,7 @@ def test_the_keep_weight_of_12_7_5_is_not_z_times_r_and_the_book_case_shows_it()
 def test_each_exercise_has_a_public_case_of_other_numbers_that_shows_nothing():
     for name, setup in (("ex_12_7_4", ref.EXERCISE_12_7_4), ("ex_12_7_5", ref.EXERCISE_12_7_5)):
         check = CHECKS[name]
-        book = tuple(public_value(value) for value in setup.values())[:len(check.params)]
+        book = tuple(public_value(value) for value in setup.values())[: len(check.params)]
         others = [case for case in check.public() if tuple(case.args) != book]
         assert others and not check.reveal, name
 
@@ -176,29 +212,61 @@ def test_a_residual_update_is_named_and_not_called_a_multiple():
 
 
 def test_the_largest_public_cases_are_the_largest_drawn():
-    from autograder.assignments.ch12_gates import checks as gate_checks
+    from autograder.assignments.ch12_gates import models
+    from autograder.assignments.ch12_gates.checks import lstm_cell_update, retention, sigmoid
 
     widest = {name: max(len(case.args[1]) for case in CHECKS[name].public()) for name in ("lstm_step", "gru_step")}
-    assert widest == {"lstm_step": gate_checks.STEP_D, "gru_step": gate_checks.STEP_D}
-    assert max(np.size(case.args[0]) for case in CHECKS["sigmoid"].public()) == gate_checks.SIGMOID_LONGEST
-    assert max(np.size(case.args[0]) for case in CHECKS["lstm_cell_update"].public()) == gate_checks.CELL_WIDEST
-    assert max(case.args[1] for case in CHECKS["retention"].public()) >= gate_checks.RETENTION_MOST
+    assert widest == {"lstm_step": models.STEP_D, "gru_step": models.STEP_D}
+    assert max(np.size(case.args[0]) for case in CHECKS["sigmoid"].public()) == sigmoid.SIGMOID_LONGEST
+    assert max(np.size(case.args[0]) for case in CHECKS["lstm_cell_update"].public()) == lstm_cell_update.CELL_WIDEST
+    assert max(case.args[1] for case in CHECKS["retention"].public()) >= retention.RETENTION_MOST
     for name in ("rnn_param_count", "lstm_param_count", "lstm_param_count_two_bias", "gru_param_count"):
-        assert (gate_checks.COUNT_MOST, gate_checks.COUNT_MOST) in [tuple(case.args) for case in CHECKS[name].public()]
+        assert (models.COUNT_MOST, models.COUNT_MOST) in [tuple(case.args) for case in CHECKS[name].public()]
 
 
-def test_the_public_self_check_is_fast():
-    start = time.perf_counter()
+def test_the_public_self_check_is_fast(monkeypatch):
+    """What the self-check of right answers costs: the kit's stored public half read once for all the
+    checks (their expected values are stored there, nothing is computed for them), each function
+    called once per public case, and no value compared with the stored outputs of the mistakes (that
+    is done for wrong values only). The cases' sizes are the largest drawn, no larger
+    (`test_the_largest_public_cases_are_the_largest_drawn`)."""
+    from rnnkit import codec
+    from rnnkit import selfcheck as kit_selfcheck
+
+    loads, mistakes_compared = [], []
+    read = codec.loads
+    monkeypatch.setattr(codec, "loads", lambda *args, **kwargs: loads.append(None) or read(*args, **kwargs))
+    monkeypatch.setattr(
+        kit_selfcheck, "compare", lambda *args, **kwargs: mistakes_compared.append(None) or compare(*args, **kwargs)
+    )
+    kit_selfcheck.public_half.cache_clear()
+    stored = kit_selfcheck.public_checks(ASSIGNMENT)
+
+    def counting(answer, calls: list):
+        @functools.wraps(answer)
+        def counted(*args, **kwargs):
+            calls.append(None)
+            return answer(*args, **kwargs)
+
+        return counted
+
     for name in CHECKS:
-        selfcheck(ASSIGNMENT, name, getattr(solution, name))  # what check(name, fn) runs in the notebook
-    assert time.perf_counter() - start < 1.0
+        calls = []
+        report = selfcheck(ASSIGNMENT, name, counting(getattr(solution, name), calls))  # what check(name, fn) runs
+        assert report.passed == len(report.results) == len(stored[name]["cases"]), name
+        assert stored[name]["rules"]["call"] == "plain" and len(calls) == len(report.results), name
+    assert len(loads) == 1 and not mistakes_compared
 
 
 # --- hidden draws ------------------------------------------------------------------------------------
 
 
 def _draws(name: str, students=STUDENTS[:25], count: int = HIDDEN):
-    return [(case, expected) for student in students for case, _, expected in hidden_cases(get(ASSIGNMENT), CHECKS[name], attempt(student), count)]
+    return [
+        (case, expected)
+        for student in students
+        for case, _, expected in hidden_cases(get(ASSIGNMENT), CHECKS[name], attempt(student), count)
+    ]
 
 
 @pytest.mark.parametrize("name", [name for name, check in CHECKS.items() if check.draw])
@@ -207,7 +275,10 @@ def test_every_hidden_draw_separates_every_mistake(name):
     for case, expected in _draws(name, STUDENTS[:10]):
         for entry in get(ASSIGNMENT).for_check(name):
             output = mistaken_output(entry, check, case)
-            assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (name, entry.id)
+            assert output is None or not compare(output, expected, exact=check.exact, rtol=check.rtol).ok, (
+                name,
+                entry.id,
+            )
 
 
 def test_lstm_draws_cover_widths_1_to_5_with_full_matrices_and_saturated_gates():
@@ -287,9 +358,15 @@ def test_the_counts_scale_with_the_number_of_blocks(D, H):
 
 def _params(seed: int, m: int, d: int, diagonal: bool = False):
     rng = np.random.default_rng(seed)
-    params = {"A_r": rng.normal(size=(m + d, d)), "A_z": rng.normal(size=(m + d, d)), "W_g": rng.normal(size=(m, d)),
-              "U_g": np.diag(rng.normal(size=d)) if diagonal else rng.normal(size=(d, d)),
-              "b_r": rng.normal(size=d), "b_z": rng.normal(size=d), "b_g": rng.normal(size=d)}
+    params = {
+        "A_r": rng.normal(size=(m + d, d)),
+        "A_z": rng.normal(size=(m + d, d)),
+        "W_g": rng.normal(size=(m, d)),
+        "U_g": np.diag(rng.normal(size=d)) if diagonal else rng.normal(size=(d, d)),
+        "b_r": rng.normal(size=d),
+        "b_z": rng.normal(size=d),
+        "b_g": rng.normal(size=d),
+    }
     return rng.normal(size=m), rng.normal(size=d), params
 
 
@@ -332,15 +409,26 @@ def test_saturated_gates_keep_or_replace_the_state():
     x, h, params = _params(7, 2, 3)
     keep = {**params, "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(3, 40.0)}
     assert np.allclose(solution.gru_step(x, h, keep), h, atol=1e-15)  # z = 1 keeps h_prev whatever r is
-    closed = {**params, "A_r": np.zeros_like(params["A_r"]), "b_r": np.full(3, -40.0), "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(3, -40.0)}
+    closed = {
+        **params,
+        "A_r": np.zeros_like(params["A_r"]),
+        "b_r": np.full(3, -40.0),
+        "A_z": np.zeros_like(params["A_z"]),
+        "b_z": np.full(3, -40.0),
+    }
     assert np.allclose(solution.gru_step(x, h, closed), np.tanh(x @ params["W_g"] + params["b_g"]), atol=1e-15)
 
 
 # --- the notebook ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("lang, terms", [("en", ("forget gate", "input gate", "output gate", "reset gate", "update gate", "cell state", "hidden state")),
-                                         ("zh", ("遗忘门", "输入门", "输出门", "重置门", "更新门", "单元状态", "隐藏状态"))])
+@pytest.mark.parametrize(
+    "lang, terms",
+    [
+        ("en", ("forget gate", "input gate", "output gate", "reset gate", "update gate", "cell state", "hidden state")),
+        ("zh", ("遗忘门", "输入门", "输出门", "重置门", "更新门", "单元状态", "隐藏状态")),
+    ],
+)
 def test_the_notebook_cites_the_book_and_its_terms(monkeypatch, lang, terms):
     monkeypatch.setenv("COURSE_LANG", lang)  # each edition in its own terms (the English one holds no Chinese gloss)
     cells = build.build_notebook(get(ASSIGNMENT)).cells
@@ -364,7 +452,9 @@ def test_the_notebook_runs_top_to_bottom_with_the_solutions(monkeypatch, capsys)
     out = capsys.readouterr().out
     public = len(CHECKS["sigmoid"].public())
     assert "LSTM, two biases    108" in out and f"sigmoid: {public}/{public} public cases right" in out
-    assert messages.text("check.hidden_at_grading", name="sigmoid") in out  # the hidden call only grades at grading time
+    assert (
+        messages.text("check.hidden_at_grading", name="sigmoid") in out
+    )  # the hidden call only grades at grading time
     assert "not right" not in out
 
 

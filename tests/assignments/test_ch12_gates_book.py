@@ -1,4 +1,5 @@
 """ch12_gates: the engine reproduces every book value of its expected.json prefixes, from the book's inputs."""
+
 from __future__ import annotations
 
 from decimal import ROUND_HALF_EVEN, Decimal
@@ -9,8 +10,18 @@ import sympy as sp
 from autograder.assignments.ch12_gates import reference as ref
 from autograder.coursedir.data import expected
 
-PREFIXES = ("example-12.3/", "example-12.4/", "exercise-12.7.4/", "exercise-12.7.5/", "section-12.4/",
-            "param-count/", "text2-example-3/", "text2-example-4/", "text3-lstm/", "text3-gru/")
+PREFIXES = (
+    "example-12.3/",
+    "example-12.4/",
+    "exercise-12.7.4/",
+    "exercise-12.7.5/",
+    "section-12.4/",
+    "param-count/",
+    "text2-example-3/",
+    "text2-example-4/",
+    "text3-lstm/",
+    "text3-gru/",
+)
 BOOK = {key: value for key, value in expected().items() if key.startswith(PREFIXES)}
 VALUES = ref.book_values()
 
@@ -66,8 +77,19 @@ def test_the_book_inputs_are_inputs_and_the_checks_use_them():
     from autograder.assignments import get
 
     spec = get("ch12_gates")
-    labels = {case.label["en"] for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention") for case in spec.check(name).public()}
-    for cited in ("Example 12.3", "Example 12.4", "exercise 12.7.4", "section 12.4", "second text, example 3", "third text"):
+    labels = {
+        case.label["en"]
+        for name in ("lstm_cell_update", "lstm_step", "gru_step", "retention")
+        for case in spec.check(name).public()
+    }
+    for cited in (
+        "Example 12.3",
+        "Example 12.4",
+        "exercise 12.7.4",
+        "section 12.4",
+        "second text, example 3",
+        "third text",
+    ):
         assert any(cited in label for label in labels), cited
     for value in (ref.EXAMPLE_12_3, ref.EXERCISE_12_7_4, ref.EXAMPLE_12_4, ref.TEXT3_LSTM, ref.TEXT3_GRU):
         assert "h" not in value and "c" not in value  # given gate values and old states only
@@ -75,8 +97,21 @@ def test_the_book_inputs_are_inputs_and_the_checks_use_them():
 
 def test_the_state_log_walks_through_the_gate_examples():
     log = "\n".join(ref.book_log())
-    for line in ("Example 12.3 LSTM", "kept f*c_prev = 18/25 (0.72)", "c = 41/50 (0.82)", "h = o*tanh(c) = 0.506302",
-                 "exercise 12.7.4 LSTM, o = 0", "Example 12.4 GRU (Cho)", "candidate g = 0.197375", "h = 0.739738",
-                 "third text GRU (Cho)", "h = 0.751092", "COMPLEMENTARY convention", "-7/20 (-0.35)",
-                 "43046721/100000000 (0.43046721)", "0.366032", "LSTM two biases 108"):
+    for line in (
+        "Example 12.3 LSTM",
+        "kept f*c_prev = 18/25 (0.72)",
+        "c = 41/50 (0.82)",
+        "h = o*tanh(c) = 0.506302",
+        "exercise 12.7.4 LSTM, o = 0",
+        "Example 12.4 GRU (Cho)",
+        "candidate g = 0.197375",
+        "h = 0.739738",
+        "third text GRU (Cho)",
+        "h = 0.751092",
+        "COMPLEMENTARY convention",
+        "-7/20 (-0.35)",
+        "43046721/100000000 (0.43046721)",
+        "0.366032",
+        "LSTM two biases 108",
+    ):
         assert line in log, line

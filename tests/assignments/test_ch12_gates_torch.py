@@ -20,6 +20,7 @@ Mapping (row vectors here, torch computes x W_ih^T + b_ih + h W_hh^T + b_hh, gat
   bias_ih = [b_r; b_z; b_g], bias_hh = [0; 0; b_hg], GRUCell equals `gru_step_pytorch_convention`
   below, and differs from `gru_step` as soon as U_g mixes coordinates (or b_hg is not 0).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,12 +39,20 @@ def _rng_case(seed: int, *, gru: bool, diagonal: bool = False, recurrent_bias: b
     rng = np.random.default_rng(seed)
     m, d = int(rng.integers(1, 5)), int(rng.integers(1 if diagonal else 2, 6))
     if gru:
-        params = {"A_r": rng.normal(size=(m + d, d)), "A_z": rng.normal(size=(m + d, d)), "W_g": rng.normal(size=(m, d)),
-                  "U_g": np.diag(rng.normal(size=d)) if diagonal else rng.normal(size=(d, d)),
-                  "b_r": rng.normal(size=d), "b_z": rng.normal(size=d), "b_g": rng.normal(size=d),
-                  "b_hg": rng.normal(size=d) if recurrent_bias else np.zeros(d)}
+        params = {
+            "A_r": rng.normal(size=(m + d, d)),
+            "A_z": rng.normal(size=(m + d, d)),
+            "W_g": rng.normal(size=(m, d)),
+            "U_g": np.diag(rng.normal(size=d)) if diagonal else rng.normal(size=(d, d)),
+            "b_r": rng.normal(size=d),
+            "b_z": rng.normal(size=d),
+            "b_g": rng.normal(size=d),
+            "b_hg": rng.normal(size=d) if recurrent_bias else np.zeros(d),
+        }
     else:
-        params = {f"A_{k}": rng.normal(size=(m + d, d)) for k in "fiog"} | {f"b_{k}": rng.normal(size=d) for k in "fiog"}
+        params = {f"A_{k}": rng.normal(size=(m + d, d)) for k in "fiog"} | {
+            f"b_{k}": rng.normal(size=d) for k in "fiog"
+        }
     return m, d, rng.normal(size=m), rng.normal(size=d), rng.normal(size=d), params
 
 
@@ -117,7 +126,11 @@ def test_a_torch_lstm_cell_maps_back_with_its_two_biases_summed(seed):
     torch.manual_seed(seed)
     m, d = 1 + seed % 4, 1 + seed % 5
     cell = torch.nn.LSTMCell(m, d, dtype=torch.float64)
-    x, h, c = torch.randn(1, m, dtype=torch.float64), torch.randn(1, d, dtype=torch.float64), torch.randn(1, d, dtype=torch.float64)
+    x, h, c = (
+        torch.randn(1, m, dtype=torch.float64),
+        torch.randn(1, d, dtype=torch.float64),
+        torch.randn(1, d, dtype=torch.float64),
+    )
     with torch.no_grad():
         h_torch, c_torch = cell(x, (h, c))
     h_ours, c_ours, _ = solution.lstm_step(x[0].numpy(), h[0].numpy(), c[0].numpy(), params_from_lstm_cell(cell))
@@ -153,14 +166,18 @@ def test_gru_cell_update_gate_keeps_the_old_state():
     m, d, x, h, _, params = _rng_case(3, gru=True)
     keep = {**params, "A_z": np.zeros_like(params["A_z"]), "b_z": np.full(d, 50.0)}
     assert np.allclose(_torch_gru(keep, m, d, x, h), h, atol=1e-15)
-    complementary = next(e for e in get("ch12_gates").mistakes() if e.id == "gru_complementary_update").namespace()["gru_step"]
+    complementary = next(e for e in get("ch12_gates").mistakes() if e.id == "gru_complementary_update").namespace()[
+        "gru_step"
+    ]
     assert not np.allclose(complementary(x, h, {k: v for k, v in keep.items() if k != "b_hg"}), h, atol=1e-3)
 
 
 def test_parameter_counts_match_torch_layouts():
     D, H = 4, 3
     count = lambda module: sum(p.numel() for p in module.parameters())  # noqa: E731
-    assert count(torch.nn.LSTMCell(D, H)) == count(torch.nn.LSTM(D, H)) == solution.lstm_param_count_two_bias(D, H) == 108
+    assert (
+        count(torch.nn.LSTMCell(D, H)) == count(torch.nn.LSTM(D, H)) == solution.lstm_param_count_two_bias(D, H) == 108
+    )
     assert count(torch.nn.GRUCell(D, H)) == solution.gru_param_count(D, H) + 3 * H == 81
     assert count(torch.nn.RNNCell(D, H)) == solution.rnn_param_count(D, H) + H == 27
     for D, H in ((1, 1), (7, 5), (32, 64)):

@@ -1,17 +1,18 @@
 """Adding an exercise through the spec alone (docs/adding-an-exercise.md): a toy assignment with one
 check in the three files an author writes (the notebook template with the solution and both
 languages, the SymPy reference, the check with its mistake), released and graded by real nbgrader."""
-import importlib.util
+
+import importlib
 import textwrap
 
 import pytest
-from rnnkit import messages
 
-from autograder.reporting import classdata
 from autograder.assignments import ALL
-from autograder.commands.course import autograde, release
-from autograder.grading.spec import Assignment
 from autograder.authoring.submissions import filled, write_submission
+from autograder.commands.course import autograde, release
+from autograder.reporting import classdata
+from autograder.vocabulary.spec import Assignment
+from rnnkit import messages
 
 from ..conftest import make_course
 
@@ -35,7 +36,7 @@ FILES = {
             ### END SOLUTION
         ''',
     "reference.py": """
-        from autograder.grading.symbolic import to_sympy
+        from autograder.vocabulary.symbolic import to_sympy
 
 
         def double(x):
@@ -49,17 +50,17 @@ FILES = {
         def book_log():
             return []
         """,
-    "checks.py": """
+    "checks/double.py": """
         from fractions import Fraction
 
-        from autograder.grading import draws
-        from autograder.grading.catalogue import mistake
-        from autograder.grading.spec import Case, Check
+        from autograder.vocabulary import draws
+        from autograder.vocabulary.catalogue import mistake
+        from autograder.vocabulary.spec import Case, Check
 
-        from toy_reference import double
+        from toy.reference import double
 
-        CHECKS = [Check("double", double, lambda: [Case((Fraction(3, 4),), label={"en": "3/4", "zh": "四分之三（3/4）"})],
-                        points=2, exact=True, draw=lambda rng: Case((draws.rational(rng, -3, 3, nonzero=True),)))]
+        CHECK = Check("double", double, lambda: [Case((Fraction(3, 4),), label={"en": "3/4", "zh": "四分之三（3/4）"})],
+                      points=2, exact=True, draw=lambda rng: Case((draws.rational(rng, -3, 3, nonzero=True),)))
 
 
         @mistake("double", en="Doubling adds x to itself, not 2.", zh="加倍是把x加到它自己身上，而不是加2。")
@@ -69,25 +70,20 @@ FILES = {
 }
 
 
-def _module(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_toy_check_added_through_the_spec_alone_is_graded_by_real_nbgrader(tmp_path, monkeypatch):
     folder = tmp_path / "toy"
     folder.mkdir()
+    (folder / "checks").mkdir()
     for name, text in FILES.items():
         (folder / name).write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
-    monkeypatch.syspath_prepend(str(folder))
-    reference = _module("toy_reference", folder / "reference.py")
-    monkeypatch.setitem(__import__("sys").modules, "toy_reference", reference)
-    checks = _module("toy_checks", folder / "checks.py")
-    spec = Assignment("toy", tuple(checks.CHECKS), checks, reference, folder)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = Assignment.found(
+        "toy", folder, importlib.import_module("toy.checks"), importlib.import_module("toy.reference")
+    )
     monkeypatch.setitem(ALL, "toy", spec)
-    monkeypatch.setitem(messages.catalogue("en"), "mistake.added_instead", spec.mistakes()[0].says["en"])  # as `make venv` builds the kit
+    monkeypatch.setitem(
+        messages.catalogue("en"), "mistake.added_instead", spec.mistakes()[0].says["en"]
+    )  # as `make venv` builds the kit
 
     root = make_course(tmp_path / "course")
     with (root / "course_config.py").open("a") as handle:

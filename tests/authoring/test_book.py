@@ -1,4 +1,5 @@
 """The engine reproduces every book value of expected.json, and the runner prints the tables."""
+
 import json
 import subprocess
 import sys
@@ -26,10 +27,18 @@ def test_every_engine_value_is_a_book_value():
 
 def test_the_runner_prints_the_tables_and_writes_run_json(tmp_path):
     out = tmp_path / "run.json"
-    result = subprocess.run([sys.executable, "-m", "autograder", "tables", "--out", str(out)], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "tables", "--out", str(out)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
-    for line in ("Table 12.1", "   3      1/2      1/4     -3/4     -3/8", "Table 12.2", "8          0.00390625         25.62890625",
-                 "Table 11.3", "Table 11.4"):
+    for line in (
+        "Table 12.1",
+        "   3      1/2      1/4     -3/4     -3/8",
+        "Table 12.2",
+        "8          0.00390625         25.62890625",
+        "Table 11.3",
+        "Table 11.4",
+    ):
         assert line in result.stdout, line
     assert f"{len(expected())} of {len(expected())} book values agree" in result.stdout
     assert json.loads(out.read_text())["table-12.1/grad"] == "-3/4"

@@ -1,6 +1,7 @@
 """The Chinese edition (COURSE_LANG = "zh"): notebooks of Chinese teaching text around the same code,
 plots and a feedback page in Chinese. The contract in Chinese (reference full marks, stub zero, every
 catalogued mistake caught and named, every message in Chinese) is tests/test_contract.py's."""
+
 import os
 import re
 import subprocess
@@ -9,9 +10,9 @@ import sys
 import nbformat
 import pytest
 
+from autograder.assignments import get
 from autograder.authoring import build
 from autograder.labels import label
-from autograder.assignments import get
 
 from ..conftest import ASSIGNMENTS, REPO
 
@@ -33,11 +34,15 @@ def test_the_zh_release_is_chinese_teaching_text_around_the_same_code(assignment
     english = build.build_notebook(get(assignment))
     monkeypatch.setenv("COURSE_LANG", "zh")
     chinese = build.build_notebook(get(assignment))
+
     def code(notebook, lang):  # the same code, but for the edition the checker records and the missing kit's message
         monkeypatch.setenv("COURSE_LANG", lang)
         missing_kit = repr(label("notebook.no_kit", wheel=build.KIT_WHEEL))
-        return [c.source.replace(f'lang="{lang}"', "lang=EDITION").replace(missing_kit, "MESSAGE")
-                for c in notebook.cells if c.cell_type == "code"]
+        return [
+            c.source.replace(f'lang="{lang}"', "lang=EDITION").replace(missing_kit, "MESSAGE")
+            for c in notebook.cells
+            if c.cell_type == "code"
+        ]
 
     assert code(chinese, "zh") == code(english, "en")
     assert f'checker("{assignment}", lang="zh")' in chinese.cells[1].source + chinese.cells[2].source
@@ -55,14 +60,31 @@ def test_a_zh_notebook_speaks_chinese_in_a_kernel_whose_environment_says_en(monk
     assignment = ASSIGNMENTS[0]
     monkeypatch.setenv("COURSE_LANG", "zh")
     notebook = build.build_notebook(get(assignment))
-    setup = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("setup"))
+    setup = next(
+        c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade_id", "").startswith("setup")
+    )
     solution = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("solution"))
-    check = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")).split("### BEGIN HIDDEN")[0]
-    code = "\n".join(["import contextlib, io, sys", setup, solution,
-                      "out = io.StringIO()", "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):",
-                      "    " + check.strip().replace("\n", "\n    "), "sys.__stdout__.write(out.getvalue())"])
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "COURSE_LANG": "en"},
-                            cwd=REPO / "release" / assignment)
+    check = next(c.source for c in notebook.cells if c.metadata.get("nbgrader", {}).get("grade")).split(
+        "### BEGIN HIDDEN"
+    )[0]
+    code = "\n".join(
+        [
+            "import contextlib, io, sys",
+            setup,
+            solution,
+            "out = io.StringIO()",
+            "with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):",
+            "    " + check.strip().replace("\n", "\n    "),
+            "sys.__stdout__.write(out.getvalue())",
+        ]
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COURSE_LANG": "en"},
+        cwd=REPO / "release" / assignment,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert CJK.search(result.stdout), result.stdout
 
@@ -80,7 +102,9 @@ def test_a_text_cell_without_its_chinese_is_refused(tmp_path, monkeypatch):
     text = spec.template.read_text(encoding="utf-8")
     start = text.rindex("\n%% zh\n")
     end = text.find("\n%% ", start + 1)
-    template.write_text(text[:start] + (text[end:] if end != -1 else "\n"), encoding="utf-8")  # the last Chinese cell gone
+    template.write_text(
+        text[:start] + (text[end:] if end != -1 else "\n"), encoding="utf-8"
+    )  # the last Chinese cell gone
     monkeypatch.setattr(type(spec), "template", property(lambda self: template))
     with pytest.raises(ValueError, match="needs its translation"):
         build.template_cells(spec, "zh")
@@ -112,7 +136,9 @@ def test_zh_feedback_page_speaks_chinese_around_the_checks(graded_class_zh, monk
     assignment = ASSIGNMENTS[0]
     monkeypatch.setenv("COURSE_LANG", "")  # the course's own setting decides
     feedback(graded_class_zh.root, [assignment], students=["reference"])
-    page = (graded_class_zh.root / "feedback" / "reference" / assignment / f"{assignment}.html").read_text(encoding="utf-8")
+    page = (graded_class_zh.root / "feedback" / "reference" / assignment / f"{assignment}.html").read_text(
+        encoding="utf-8"
+    )
     monkeypatch.setenv("COURSE_LANG", "zh")
     for label_id in ("feedback.students_answer", "feedback.top", "feedback.grade_cell"):
         assert label(label_id) in page, label_id

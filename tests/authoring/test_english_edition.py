@@ -4,6 +4,7 @@
 release/), the kit's English messages and the course's English labels, and the English sentences
 each assignment writes beside its code (case labels, mistakes, branches, probe messages), from
 which the kit's assignment catalogues are built."""
+
 from __future__ import annotations
 
 import json
@@ -63,7 +64,9 @@ def test_a_built_english_notebook_holds_no_cjk(path):
     if any('lang="zh"' in source for source in sources):
         pytest.skip(f"{path.parent.parent.name}/ holds the Chinese edition (COURSE_LANG=zh release)")
     assert any('lang="en"' in source for source in sources), "the notebook records its edition"
-    outputs = [json.dumps(output, ensure_ascii=False) for cell in notebook["cells"] for output in cell.get("outputs", [])]
+    outputs = [
+        json.dumps(output, ensure_ascii=False) for cell in notebook["cells"] for output in cell.get("outputs", [])
+    ]
     assert [line for text in sources + outputs for line in cjk_lines(text)] == []
 
 

@@ -7,6 +7,7 @@ a message.
 Pure file reading. `GLOSSARY_ZH_REV=<git revision>` checks the Chinese files as that revision has
 them (read with `git show`) against today's glossary: `GLOSSARY_ZH_REV=HEAD~1` shows what an older
 text breaks."""
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,9 @@ GLOSSARY = REPO / "docs" / "glossary.zh.md"
 
 MESSAGE_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "kit" / "rnnkit" / "messages").glob("*.zh.json"))
 LABEL_FILES = ["autograder/labels/zh.json"]
-NOTEBOOK_FILES = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "autograder" / "assignments").glob("*/notebook.md"))
+NOTEBOOK_FILES = sorted(
+    p.relative_to(REPO).as_posix() for p in (REPO / "autograder" / "assignments").glob("*/notebook.md")
+)
 FILES = MESSAGE_FILES + LABEL_FILES + NOTEBOOK_FILES
 
 _CJK = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
@@ -123,7 +126,7 @@ def foreign_markers(text: str) -> list[str]:
 
 def half_width_punctuation(text: str) -> list[str]:
     prose = _prose(text)
-    return [prose[max(0, m.start() - 8):m.end() + 8] for m in _HALF_WIDTH_BY_CJK.finditer(prose)]
+    return [prose[max(0, m.start() - 8) : m.end() + 8] for m in _HALF_WIDTH_BY_CJK.finditer(prose)]
 
 
 def spaces_by_placeholders(text: str) -> list[str]:
@@ -138,11 +141,18 @@ def test_the_glossary_names_the_terms_the_checks_rely_on():
     rows = {row["english"]: row for row in glossary()}
     assert len(rows) == len(glossary()) >= 20, "a concept is listed twice or the table was not read"
     assert all(row["zh"] for row in rows.values()), [e for e, row in rows.items() if not row["zh"]]
-    assert rows["Fraction, an exact fraction"]["zh"][0] == "分数" and "Fraction" in rows["Fraction, an exact fraction"]["with"]
+    assert (
+        rows["Fraction, an exact fraction"]["zh"][0] == "分数"
+        and "Fraction" in rows["Fraction, an exact fraction"]["with"]
+    )
     assert rows["misconception"]["zh"][0] == "误区" and "误解" in rows["misconception"]["never"]
     assert rows[MARKER_ROW]["zh"][0] == "*（精确）*" and "*(exact)*" in rows[MARKER_ROW]["never"]
-    for english, variant in (("lost outside the catalogue", "目录外"), ("contract (what a function takes and returns)", "契约"),
-                             ("stub (the code a function starts as)", "桩"), ("docstring", "docstring")):
+    for english, variant in (
+        ("lost outside the catalogue", "目录外"),
+        ("contract (what a function takes and returns)", "契约"),
+        ("stub (the code a function starts as)", "桩"),
+        ("docstring", "docstring"),
+    ):
         assert variant in rows[english]["never"], english
     terms = [row["zh"][0] for row in glossary()]
     never = {variant for row in glossary() for variant in row["never"]}
@@ -154,11 +164,19 @@ def test_the_checks_catch_what_they_look_for():
     assert set(rejected_variants("{name} 仍是桩函数：把桩函数替换成你的代码。")) == {"桩"}
     assert set(rejected_variants("“目录外失分”：没有认出任何已收录的误解")) == {"目录外", "误解"}
     assert set(rejected_variants("按 docstring 的说明返回一个 dict；契约要求的形状")) == {"契约", "docstring"}
-    assert restricted_terms("所以很大的正分数应当打开门。分数 $a = \\ln 9$ 恰好给出 0.9。") == ["所以很大的正分数应当打开门。",
-                                                                                          "分数 $a = \\ln 9$ 恰好给出 0.9。"]
+    assert restricted_terms("所以很大的正分数应当打开门。分数 $a = \\ln 9$ 恰好给出 0.9。") == [
+        "所以很大的正分数应当打开门。",
+        "分数 $a = \\ln 9$ 恰好给出 0.9。",
+    ]
     assert restricted_terms("{assignment}：分数分布") == ["{assignment}：分数分布"]
-    assert restricted_terms("用精确分数计算也是如此。普通运算能让分数保持精确。1/256 是一个分数。区分数值与训练贡献。") == []
-    assert foreign_markers("写出 `f(x)` *(exact)*；`g` *（精确：输入 Fraction）*；`h` *（精确）*。") == ["*(exact)*", "*（精确：输入 Fraction）*"]
+    assert (
+        restricted_terms("用精确分数计算也是如此。普通运算能让分数保持精确。1/256 是一个分数。区分数值与训练贡献。")
+        == []
+    )
+    assert foreign_markers("写出 `f(x)` *(exact)*；`g` *（精确：输入 Fraction）*；`h` *（精确）*。") == [
+        "*(exact)*",
+        "*（精确：输入 Fraction）*",
+    ]
     assert half_width_punctuation("结果不对:你返回的是 (1, 2)。") and half_width_punctuation("返回一个字典(见说明)。")
     assert half_width_punctuation("结果不对：`f(x)` 与 $g(x)$ 不同，{name!r}。") == []
     assert len(spaces_by_placeholders("{name} 在 {case} 上抛出了 {error}")) == 3

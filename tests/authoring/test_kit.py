@@ -1,4 +1,5 @@
 """The student kit holds the public half only, and works alone in a clean virtual environment."""
+
 from __future__ import annotations
 
 import ast
@@ -12,13 +13,13 @@ import zipfile
 from pathlib import Path
 
 import pytest
-import rnnkit
 
-from autograder.authoring import kit
+import rnnkit
 from autograder.assignments import ALL, get
-from autograder.coursedir.config import REPO_ROOT
-from autograder.grading.template import strip_markers
+from autograder.authoring import kit
 from autograder.authoring.submissions import filled
+from autograder.coursedir.config import REPO_ROOT
+from autograder.vocabulary.template import strip_markers
 
 from ..conftest import make_course
 
@@ -29,8 +30,11 @@ pytestmark = pytest.mark.nbgrader
 def wheel(tmp_path_factory) -> Path:
     """The kit's wheel, as `python -m autograder kit` builds it in a (private) course of the committed settings."""
     out, root = tmp_path_factory.mktemp("dist"), make_course(tmp_path_factory.mktemp("kit") / "course")
-    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "kit", "--out", str(out)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), "kit", "--out", str(out)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     return Path(result.stdout.strip().splitlines()[0])
 
@@ -48,7 +52,7 @@ def _bodies(source: str) -> list[str]:
         if isinstance(node, (ast.FunctionDef, ast.Lambda)) and isinstance(getattr(node, "body", None), list):
             body = node.body[1:] if ast.get_docstring(node) else node.body
             if body:
-                lines = source.splitlines()[body[0].lineno - 1:body[-1].end_lineno]
+                lines = source.splitlines()[body[0].lineno - 1 : body[-1].end_lineno]
                 found.append(textwrap.dedent("\n".join(lines)).strip())
     return found
 
@@ -73,8 +77,8 @@ def test_no_solution_reference_drawer_or_mistake_code_is_in_the_wheel(files):
     for name, spec in ALL.items():
         secret += [strip_markers(body) for body in spec.function_sources().values()]
         secret += _bodies(Path(spec.reference.__file__).read_text(encoding="utf-8"))
-        secret += _bodies((spec.folder / "checks.py").read_text(encoding="utf-8"))
-        secret += _bodies(Path(spec.mistakes_module.__file__).read_text(encoding="utf-8"))
+        for module in (spec.folder / "models.py", *(spec.folder / "checks").glob("*.py")):  # drawers, cases, mistakes
+            secret += _bodies(module.read_text(encoding="utf-8"))
     secret = [body for body in secret if len(body) > 20]
     assert len(secret) > 200
     for name, text in files.items():
@@ -109,15 +113,26 @@ def test_the_installed_kit_holds_what_the_assignments_build():
     nothing of it is committed: `make venv` builds it again whenever an assignment changes."""
     package = Path(rnnkit.__file__).parent
     built = kit.public_files(REPO_ROOT)
-    installed = {path.relative_to(package).as_posix(): path.read_bytes() for path in
-                 [*(package / "public").glob("*.json"), *(package / "messages").glob("*.json")] if not path.name.startswith("core.")}
+    installed = {
+        path.relative_to(package).as_posix(): path.read_bytes()
+        for path in [*(package / "public").glob("*.json"), *(package / "messages").glob("*.json")]
+        if not path.name.startswith("core.")
+    }
     run = "run: make venv"
     assert installed.keys() == built.keys(), run
-    assert all(_within_an_ulp(json.loads(installed[n]), json.loads(built[n])) for n in built if n.startswith("public/")), run
+    assert all(
+        _within_an_ulp(json.loads(installed[n]), json.loads(built[n])) for n in built if n.startswith("public/")
+    ), run
     assert all(installed[n] == built[n] for n in built if n.startswith("messages/")), run
-    tracked = subprocess.run(["git", "ls-files", "kit"], cwd=REPO_ROOT, capture_output=True, text=True, check=True).stdout.split()
-    assert not [name for name in tracked if name.removeprefix("kit/rnnkit/") in built], "the kit's built data is committed"
-    assert (kit.KIT / "rnnkit" / "data" / "sequence-v1.json").read_bytes() == (REPO_ROOT / "data" / "part-iii" / "sequence-v1.json").read_bytes()
+    tracked = subprocess.run(
+        ["git", "ls-files", "kit"], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert not [name for name in tracked if name.removeprefix("kit/rnnkit/") in built], (
+        "the kit's built data is committed"
+    )
+    assert (kit.KIT / "rnnkit" / "data" / "sequence-v1.json").read_bytes() == (
+        REPO_ROOT / "data" / "part-iii" / "sequence-v1.json"
+    ).read_bytes()
 
 
 # --------------------------------------------------------------------------- alone, in a clean venv
@@ -143,14 +158,32 @@ def clean_venv(tmp_path_factory, wheel) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
     python = folder / "bin" / "python"
     # the course's pip installs into it (`--python`), without compiling every module ahead of its first import
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-compile", "--disable-pip-version-check",
-                    "-c", str(REPO_ROOT / "requirements.lock"), str(wheel)], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-compile",
+            "--disable-pip-version-check",
+            "-c",
+            str(REPO_ROOT / "requirements.lock"),
+            str(wheel),
+        ],
+        check=True,
+        capture_output=True,
+    )
     return python
 
 
 def test_the_clean_venv_has_no_instructor_package(clean_venv, tmp_path):
     for module in ("sympy", "nbgrader", "autograder", "solutions"):
-        result = subprocess.run([str(clean_venv), "-I", "-c", f"import {module}"], cwd=tmp_path, capture_output=True, text=True)
+        result = subprocess.run(
+            [str(clean_venv), "-I", "-c", f"import {module}"], cwd=tmp_path, capture_output=True, text=True
+        )
         assert result.returncode != 0, module
 
 
@@ -159,7 +192,9 @@ def _run_notebook(python: Path, folder: Path, notebook) -> list[dict]:
     path.write_text(json.dumps(notebook), encoding="utf-8")
     driver = folder / "driver.py"
     driver.write_text(DRIVER, encoding="utf-8")
-    result = subprocess.run([str(python), "-I", str(driver), str(path)], cwd=folder, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [str(python), "-I", str(driver), str(path)], cwd=folder, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     return json.loads(result.stdout)
 
@@ -167,8 +202,13 @@ def _run_notebook(python: Path, folder: Path, notebook) -> list[dict]:
 def _check_texts(cells: list[dict]) -> dict[str, str]:
     """grade id -> what the check cell printed (stdout and stderr), wrapped lines joined again."""
     names = {c.name for spec in ALL.values() for c in spec.checks}
-    return {cell["grade_id"].removeprefix("selfcheck-"): re.sub(r"\n +", " ", "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream"))
-            for cell in cells if cell["grade_id"] and cell["grade_id"].removeprefix("selfcheck-") in names}
+    return {
+        cell["grade_id"].removeprefix("selfcheck-"): re.sub(
+            r"\n +", " ", "".join(o.get("text", "") for o in cell["outputs"] if o["output_type"] == "stream")
+        )
+        for cell in cells
+        if cell["grade_id"] and cell["grade_id"].removeprefix("selfcheck-") in names
+    }
 
 
 @pytest.mark.parametrize("assignment", list(ALL))
@@ -185,5 +225,7 @@ def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, a
     for name, text in stub.items():
         assert "still the stub" in text, (name, text)
     mistake = get(assignment).mistakes()[0]
-    named = _check_texts(_run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", get(assignment), mistake)))
+    named = _check_texts(
+        _run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", get(assignment), mistake))
+    )
     assert f"[{mistake.id}]" in named[mistake.function]

@@ -1,15 +1,16 @@
 """Source notebooks and solution modules are built from the templates; the release is nbgrader's, and clean."""
+
 import importlib
 import json
 
 import nbformat
 import pytest
 
-from autograder.authoring import build
 from autograder.assignments import get
+from autograder.authoring import build
 from autograder.commands.course import nbgrader, release
 from autograder.coursedir.layout import Course
-from autograder.grading.template import BEGIN, END
+from autograder.vocabulary.template import BEGIN, END
 
 from ..conftest import ASSIGNMENTS, REPO, make_course
 
@@ -48,8 +49,18 @@ def test_the_release_leaks_no_solution_no_hidden_test_and_no_engine(assignment):
     readme = (folder / "README.md").read_text(encoding="utf-8")
     assert "pip install" in readme and not any(word in readme for word in ("SOLUTION", "hidden=True", "autograder"))
     text = COURSE.notebook(folder, assignment).read_text(encoding="utf-8")
-    for marker in (BEGIN, END, "BEGIN HIDDEN TESTS", "END HIDDEN TESTS", "hidden=True", "autograder.assignments", "import autograder",
-                   "from autograder", "import solutions", "from solutions"):
+    for marker in (
+        BEGIN,
+        END,
+        "BEGIN HIDDEN TESTS",
+        "END HIDDEN TESTS",
+        "hidden=True",
+        "autograder.assignments",
+        "import autograder",
+        "from autograder",
+        "import solutions",
+        "from solutions",
+    ):
         assert marker not in text, marker
     notebook = nbformat.read(COURSE.notebook(folder, assignment), as_version=4)
     released = "\n".join(cell.source for cell in notebook.cells)
@@ -74,16 +85,24 @@ def test_the_committed_release_is_what_generate_assignment_makes_today(graded_cl
 def test_plain_nbgrader_honours_course_config(tmp_path):
     root = make_course(tmp_path / "course", ["ch12_bptt"])
     with (root / "course_config.py").open("a") as handle:
-        handle.write('\nCOURSE_ID = "spring-test"\nDATABASE_URL = "sqlite:///elsewhere.db"\nCELL_TIMEOUT = 7\n'
-                     'POINTS = {"ch12_bptt": {"bptt_scalar": 5}}\n')
+        handle.write(
+            '\nCOURSE_ID = "spring-test"\nDATABASE_URL = "sqlite:///elsewhere.db"\nCELL_TIMEOUT = 7\n'
+            'POINTS = {"ch12_bptt": {"bptt_scalar": 5}}\n'
+        )
     release(root, ["ch12_bptt"])
     assert (root / "elsewhere.db").is_file() and not (root / "gradebook.db").exists()
     listing = nbgrader(root, "db", "assignment", "list").stdout
     assert "ch12_bptt" in listing
     notebook = nbformat.read(Course(root).notebook(Course(root).release("ch12_bptt"), "ch12_bptt"), as_version=4)
-    points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"].get("points") for c in notebook.cells if "nbgrader" in c.metadata}
+    points = {
+        c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"].get("points")
+        for c in notebook.cells
+        if "nbgrader" in c.metadata
+    }
     assert points["bptt_scalar"] == 5
-    assert points["scalar_forward"] == get("ch12_bptt").check("scalar_forward").points  # the others keep their checks' points
+    assert (
+        points["scalar_forward"] == get("ch12_bptt").check("scalar_forward").points
+    )  # the others keep their checks' points
     from traitlets.config.loader import PyFileConfigLoader
 
     loaded = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()

@@ -1,4 +1,5 @@
 """The command line says clearly what is wrong and changes nothing when the input is bad."""
+
 import argparse
 import re
 import subprocess
@@ -6,7 +7,6 @@ import sys
 
 import nbformat
 import pytest
-
 from nbgrader.api import Gradebook
 
 from autograder.assignments import get
@@ -18,7 +18,9 @@ from ..conftest import ASSIGNMENTS, make_course
 
 
 def _cli(root, *args):
-    return subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True
+    )
 
 
 def test_an_unknown_assignment_is_named_with_the_known_ones(tmp_path):
@@ -89,7 +91,12 @@ def test_feedback_for_some_students_leaves_the_others_alone(graded_class):
 
     others = {s: stamps(s) for (a, s) in graded_class.table if a == assignment and s not in chosen}
     before = {s: stamps(s) for s in chosen}
-    assert cli.main(["--root", str(graded_class.root), "feedback", assignment, "--student", chosen[0], "--student", chosen[1]]) == 0
+    assert (
+        cli.main(
+            ["--root", str(graded_class.root), "feedback", assignment, "--student", chosen[0], "--student", chosen[1]]
+        )
+        == 0
+    )
     for student in chosen:
         after = stamps(student)
         assert f"{assignment}.html" in after and after != before[student], student
@@ -111,7 +118,9 @@ def test_the_demo_grades_its_sample_class_in_a_course_of_its_own(tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
     demo = root / "demo-course"
     assert f"demo course: {demo}" in result.stdout
-    assert re.search(r"\nada +ch12_bptt +18\.00/18\.0 +- +1\.0 ", result.stdout)  # autograde prints the scores it gave: full marks, the written answer awaiting a TA
+    assert re.search(
+        r"\nada +ch12_bptt +18\.00/18\.0 +- +1\.0 ", result.stdout
+    )  # autograde prints the scores it gave: full marks, the written answer awaiting a TA
     assert {p: p.read_bytes() for p in real.iterdir()} == before
     assert not any((root / name).exists() for name in ("autograded", "feedback", "exports", "reports"))
     settings = config.load(root)
@@ -134,7 +143,7 @@ def _subcommands() -> dict[str, argparse.ArgumentParser]:
 
 def test_help_lists_the_commands_in_the_order_of_a_course():
     names = list(_subcommands())
-    assert names[:len(COURSE_ORDER)] == COURSE_ORDER and set(names) > set(COURSE_ORDER)
+    assert names[: len(COURSE_ORDER)] == COURSE_ORDER and set(names) > set(COURSE_ORDER)
     shown = cli._parser().format_help()
     at = [re.search(rf"\n    {name}\s", shown).start() for name in names]  # a long name has its help on the next line
     assert at == sorted(at)

@@ -2,6 +2,7 @@
 Ctrl-C, every submission is left graded whole or as it was, and running the same command again
 grades only what is left, says how many it skipped, and ends with the grades of a run never stopped.
 `--redo` grades everything again."""
+
 from __future__ import annotations
 
 import contextlib
@@ -53,21 +54,35 @@ def _env() -> dict[str, str]:
 
 
 def _start(root: Path, *extra: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra],
+        cwd=root,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
 
 
 def _run(root: Path, *extra: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra], cwd=root, env=_env(),
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "autograde", A, "--workers", "2", *extra],
+        cwd=root,
+        env=_env(),
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
 
 
 def _grades(root: Path) -> dict:
     data = classdata.load(root)
-    return {"cells": {(row.student, row.grade_id): row.score for row in data.rows},
-            "attempts": {key: (sub.attempt, sub.attempts, sub.state) for key, sub in data.submissions.items()}}
+    return {
+        "cells": {(row.student, row.grade_id): row.score for row in data.rows},
+        "attempts": {key: (sub.attempt, sub.attempts, sub.state) for key, sub in data.submissions.items()},
+    }
 
 
 def _graded(root: Path) -> set[str]:
@@ -87,7 +102,9 @@ def _left_behind(root: Path) -> list[str]:
     return found
 
 
-def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grades_of_a_run_never_stopped_and_skips_only_the_same(handed_in, tmp_path):
+def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grades_of_a_run_never_stopped_and_skips_only_the_same(
+    handed_in, tmp_path
+):
     whole = shutil.copytree(handed_in, tmp_path / "whole", symlinks=True)
     _run(whole)
     expected = _grades(whole)
@@ -107,7 +124,11 @@ def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grade
         assert not _left_behind(root), f"seed {seed}: a killed run's workers go on"
         for student in Course(root).students(A):  # graded whole, or as it was (here: not graded at all)
             folder = Course(root).autograded(student, A)
-            assert student in _graded(root) or not Course(root).notebook(folder, A).exists() or (folder.parent / f".{A}.earlier").exists(), seed
+            assert (
+                student in _graded(root)
+                or not Course(root).notebook(folder, A).exists()
+                or (folder.parent / f".{A}.earlier").exists()
+            ), seed
     before = _graded(root)
     process = _start(root)  # Ctrl-C at the terminal: its whole process group gets SIGINT
     for _ in range(600):
@@ -165,8 +186,15 @@ sys.exit(cli.main(sys.argv[1:]))
 
 def test_a_ctrl_c_after_the_grading_ends_with_the_line_that_says_what_is_done(handed_in, tmp_path):
     root = shutil.copytree(handed_in, tmp_path / "course", symlinks=True)
-    done = subprocess.run([sys.executable, "-c", CTRL_C_AFTER_GRADING, "--root", str(root), "autograde", A, "--student", "reference"],
-                          cwd=root, env={**nbgrader_env(), "AUTOGRADER_WARM": "0"}, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_AFTER_GRADING, "--root", str(root), "autograde", A, "--student", "reference"],
+        cwd=root,
+        env={**nbgrader_env(), "AUTOGRADER_WARM": "0"},
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 130 and "Traceback" not in done.stderr, done.stderr[-3000:]
     assert "stopped by Ctrl-C: 1 submissions graded in this run, 0 left" in done.stdout, done.stdout
-    assert "reference" in done.stdout.split("stopped by Ctrl-C")[0] and _graded(root) == {"reference"}  # the scores, then the line
+    assert "reference" in done.stdout.split("stopped by Ctrl-C")[0] and _graded(root) == {
+        "reference"
+    }  # the scores, then the line

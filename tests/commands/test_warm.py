@@ -7,6 +7,7 @@ reach a real warm process.
 
 A caller killed outright, and Ctrl-C at the caller's terminal, are tested through the warm process
 in tests/commands/test_resume.py."""
+
 from __future__ import annotations
 
 import json
@@ -104,16 +105,25 @@ def _env(warm_seconds: str) -> dict[str, str]:
 def _command(root: Path, env: dict, *args: str) -> tuple[int, str, str]:
     """Exit status, stdout and stderr of `python -X importtime -m autograder ARGS` (the import lines
     show what the caller's own process imported)."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "autograder", *args], cwd=root, env=env,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "autograder", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     return done.returncode, done.stdout, done.stderr
 
 
 def _names(code: str) -> list[str]:
     """Every name a warm process of `code` has been reached at: the abstract ones (any account may
     bind them) and those in the user's folder."""
-    return [f"\0autograder-warm-{os.getuid()}-{code}", f"\0autograder-warm-{os.getuid()}-{code}.starting",
-            f"warm-{code}", f"warm-{code}.starting"]
+    return [
+        f"\0autograder-warm-{os.getuid()}-{code}",
+        f"\0autograder-warm-{os.getuid()}-{code}.starting",
+        f"warm-{code}",
+        f"warm-{code}.starting",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -126,8 +136,15 @@ def thief_python() -> Path:
 
 def _plain(text: str) -> str:
     """Output without what differs between two runs of one command: import times, progress bars, seconds."""
-    lines = [line for line in text.splitlines() if not line.startswith("import time:") and "submission/s" not in line
-             and "s/submission" not in line and "it/s" not in line and "%|" not in line]
+    lines = [
+        line
+        for line in text.splitlines()
+        if not line.startswith("import time:")
+        and "submission/s" not in line
+        and "s/submission" not in line
+        and "it/s" not in line
+        and "%|" not in line
+    ]
     return re.sub(r"\d+\.\d\d s each", "N s each", "\n".join(line for line in lines if line.strip()))
 
 
@@ -160,13 +177,28 @@ def test_a_command_answered_warm_prints_writes_and_exits_as_in_a_process_of_its_
 def test_the_key_follows_what_reaches_an_import_and_nothing_else():
     base = {"HOME": "/home/x", "PATH": "/usr/bin"}
     assert warm.key(base) == warm.key({**base, "PYTEST_CURRENT_TEST": "a test", "PWD": "/tmp", "SHLVL": "3"})
-    for name, value in (("COURSE_LANG", "zh"), ("PYTHONHASHSEED", "1"), ("MPLBACKEND", "agg"), ("HOME", "/home/y"),
-                        ("AUTOGRADER_WARM", "30"), ("LC_ALL", "C")):
+    for name, value in (
+        ("COURSE_LANG", "zh"),
+        ("PYTHONHASHSEED", "1"),
+        ("MPLBACKEND", "agg"),
+        ("HOME", "/home/y"),
+        ("AUTOGRADER_WARM", "30"),
+        ("LC_ALL", "C"),
+    ):
         assert warm.key({**base, name: value}) != warm.key(base), name
 
 
 def test_an_unknown_setting_turns_warm_processes_off(monkeypatch):
-    for setting, seconds in (("0", 0.0), ("off", 0.0), ("soon", 0.0), ("nan", 0.0), ("inf", 0.0), ("-5", 0.0), ("", warm.IDLE), ("45", 45.0)):
+    for setting, seconds in (
+        ("0", 0.0),
+        ("off", 0.0),
+        ("soon", 0.0),
+        ("nan", 0.0),
+        ("inf", 0.0),
+        ("-5", 0.0),
+        ("", warm.IDLE),
+        ("45", 45.0),
+    ):
         monkeypatch.setenv("AUTOGRADER_WARM", setting)
         assert warm.idle() == seconds, setting
     monkeypatch.setenv("AUTOGRADER_WARM", "0")
@@ -228,7 +260,9 @@ def test_sandboxed_code_cannot_reach_a_warm_process(tmp_path):
             listener.listen(1)
             assert warm._reachable(name)
             with Session(tmp_path, Limits(CELL_TIMEOUT=30), "en") as session:
-                outputs = session.run_cell(f"import socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\ns.connect({path!r})")
+                outputs = session.run_cell(
+                    f"import socket\ns = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)\ns.connect({path!r})"
+                )
         os.unlink(name, dir_fd=folder)
     finally:
         os.close(folder)
@@ -236,7 +270,9 @@ def test_sandboxed_code_cannot_reach_a_warm_process(tmp_path):
     assert outputs[0].ename in ("FileNotFoundError", "PermissionError"), outputs
 
 
-@pytest.mark.parametrize("holder", ["its own folder", "a link to the instructor's", "the instructor's folder open to all"])
+@pytest.mark.parametrize(
+    "holder", ["its own folder", "a link to the instructor's", "the instructor's folder open to all"]
+)
 def test_another_account_that_takes_the_names_first_receives_nothing(course, thief_python, holder):
     """Another account that binds every name the warm process has listened at, abstract and in the
     folder, and takes that folder first (made its own, a link to a folder of the instructor's, or the
@@ -258,9 +294,20 @@ def test_another_account_that_takes_the_names_first_receives_nothing(course, thi
             folder.mkdir()
             folder.chmod(0o777)
         log = thief.home / "log"
-        server = subprocess.Popen(thief.command(str(thief_python / "python"), "-c", THIEF_SERVER, str(folder),
-                                                json.dumps(_names(warm.key(env))), str(log)),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        server = subprocess.Popen(
+            thief.command(
+                str(thief_python / "python"),
+                "-c",
+                THIEF_SERVER,
+                str(folder),
+                json.dumps(_names(warm.key(env))),
+                str(log),
+            ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
         try:
             assert server.stdout.readline().startswith("ready"), server.stderr.read()
             answered = _command(course, env, "autograde", "no_such_assignment")
@@ -332,7 +379,9 @@ def test_another_account_cannot_reach_a_real_warm_process(course, thief_python, 
         monkeypatch.setenv("TMPDIR", str(area))
         monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
         env = _env("120")
-        subprocess.run([sys.executable, "-m", "autograder", "--help"], cwd=course, env=env, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "autograder", "--help"], cwd=course, env=env, stdout=subprocess.DEVNULL, check=True
+        )
         _up(env)
         folder = area / f"autograder-{os.getuid()}"
         names = _names(warm.key(env))
@@ -358,14 +407,24 @@ def test_an_autograde_prints_the_scores_of_so_many_and_says_how_many_more(course
     assert "... and 1 more graded submissions" in out and "autograded 2 of 2" in out, out
 
 
-@pytest.mark.parametrize("message", [b"not json", b'["report"]', b'{"argv": [["report"]], "cwd": "/", "env": {}}',
-                                     b'{"argv": ["report"], "cwd": "/", "env": {"A": 1}}', b'{"argv": ["report"]}'])
+@pytest.mark.parametrize(
+    "message",
+    [
+        b"not json",
+        b'["report"]',
+        b'{"argv": [["report"]], "cwd": "/", "env": {}}',
+        b'{"argv": ["report"], "cwd": "/", "env": {"A": 1}}',
+        b'{"argv": ["report"]}',
+    ],
+)
 def test_a_malformed_request_is_refused_and_its_descriptors_closed(message):
     """A request the warm process cannot read whole (not JSON, not strings, a part missing) is
     refused with ValueError before anything forks, and the terminal it carried is closed."""
     name = b"\0autograder-warm-test-malformed-" + str(os.getpid()).encode()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener, \
-            socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client:
+    with (
+        socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as listener,
+        socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as client,
+    ):
         listener.bind(name)
         listener.listen(1)
         client.connect(name)

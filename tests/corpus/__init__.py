@@ -18,6 +18,7 @@ marks a mistake the public cases cannot show (the self-check passes it; hidden c
 `write_all(root)` writes one submission per pack into a course root whose assignments are released;
 `verdicts(...)` and `summary(...)` count and describe what the grader made of the entries.
 """
+
 from __future__ import annotations
 
 import ast
@@ -66,8 +67,9 @@ def variant(assignment: str, function: str, id: str, source: str, why: str = "")
     return Entry(assignment, function, "variant", id, _clean(source), why=why)
 
 
-def mistake(assignment: str, function: str, id: str, source: str, expected: str | None, why: str = "",
-            hidden_only: bool = False) -> Entry:
+def mistake(
+    assignment: str, function: str, id: str, source: str, expected: str | None, why: str = "", hidden_only: bool = False
+) -> Entry:
     return Entry(assignment, function, "mistake", id, _clean(source), expected, hidden_only, why)
 
 
@@ -107,13 +109,14 @@ def entries(assignments: Iterable[str] | None = None) -> list[Entry]:
 
 # ----------------------------------------------------------------------------- building submissions
 
+
 def replace_definition(cell_source: str, name: str, source: str) -> str:
     """`cell_source` with the top-level definition of `name` (decorators included) replaced by `source`."""
     lines = cell_source.splitlines()
     for node in ast.parse(cell_source).body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             start = min([node.lineno, *(d.lineno for d in node.decorator_list)]) - 1
-            return "\n".join([*lines[:start], *source.rstrip("\n").splitlines(), *lines[node.end_lineno:]])
+            return "\n".join([*lines[:start], *source.rstrip("\n").splitlines(), *lines[node.end_lineno :]])
     raise LookupError(f"no definition of {name} in the cell")
 
 
@@ -125,8 +128,13 @@ def notebook(release_notebook: Path, *chosen: Entry) -> nbformat.NotebookNode:
 
     filled_notebook = filled(Path(release_notebook), get(chosen[0].assignment))
     for entry in chosen:
-        cells = [cell for cell in filled_notebook.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("solution")
-                 and entry.function in _defined(cell.source)]
+        cells = [
+            cell
+            for cell in filled_notebook.cells
+            if cell.cell_type == "code"
+            and cell.metadata.get("nbgrader", {}).get("solution")
+            and entry.function in _defined(cell.source)
+        ]
         if len(cells) != 1:
             raise LookupError(f"{entry.label}: {len(cells)} solution cells define {entry.function}")
         cells[0].source = replace_definition(cells[0].source, entry.function, entry.source)
@@ -158,7 +166,11 @@ def _names(source: str) -> tuple[set[str], dict[str, str], set[str]]:
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             imports.update({(alias.asname or alias.name).split(".")[0]: ast.dump(node) for alias in node.names})
         else:
-            bound |= {target.id for target in ast.walk(node) if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)}
+            bound |= {
+                target.id
+                for target in ast.walk(node)
+                if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)
+            }
     used = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     return bound, imports, used
 
@@ -170,8 +182,11 @@ def _apart(a: Entry, b: Entry) -> bool:
         return False
     (bound_a, imports_a, used_a), (bound_b, imports_b, used_b) = _names(a.source), _names(b.source)
     same_imports = {name for name in imports_a.keys() & imports_b.keys() if imports_a[name] == imports_b[name]}
-    return not (bound_a & (bound_b | used_b | imports_b.keys()) or bound_b & (used_a | imports_a.keys())
-                or (imports_a.keys() & imports_b.keys()) - same_imports)
+    return not (
+        bound_a & (bound_b | used_b | imports_b.keys())
+        or bound_b & (used_a | imports_a.keys())
+        or (imports_a.keys() & imports_b.keys()) - same_imports
+    )
 
 
 def first_fit(items: Iterable, apart: Callable[[object, object], bool]) -> list[list]:
@@ -191,9 +206,13 @@ def _packs() -> dict[str, Pack]:
     """Entry name -> its pack: the entries of each assignment, in corpus order, packed by `first_fit`
     on `_apart`."""
     assignments = dict.fromkeys(entry.assignment for entry in ENTRIES)
-    return {entry.name: pack for assignment in assignments
-            for number, members in enumerate(first_fit((e for e in ENTRIES if e.assignment == assignment), _apart), 1)
-            for pack in [Pack(assignment, number, tuple(members))] for entry in members}
+    return {
+        entry.name: pack
+        for assignment in assignments
+        for number, members in enumerate(first_fit((e for e in ENTRIES if e.assignment == assignment), _apart), 1)
+        for pack in [Pack(assignment, number, tuple(members))]
+        for entry in members
+    }
 
 
 def assignments_under_test(root: Path) -> list[str]:
@@ -202,8 +221,12 @@ def assignments_under_test(root: Path) -> list[str]:
     from autograder.coursedir import config
 
     narrowed = os.environ.get("TEST_ASSIGNMENTS")
-    return [name for name in config.load(Path(root)).ASSIGNMENTS
-            if (narrowed is None or name in narrowed.split(",")) and (Path(root) / "release" / name / f"{name}.ipynb").is_file()]
+    return [
+        name
+        for name in config.load(Path(root)).ASSIGNMENTS
+        if (narrowed is None or name in narrowed.split(","))
+        and (Path(root) / "release" / name / f"{name}.ipynb").is_file()
+    ]
 
 
 def pack_of(entry: Entry) -> Pack:
@@ -231,6 +254,7 @@ def write_all(root: Path, assignments: Iterable[str] | None = None) -> dict[str,
 
 # ----------------------------------------------------------------------------- the self-check, in process
 
+
 def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
     """The kit's self-check of every check of the entry's notebook, run as a student runs the
     notebook top to bottom (without its table and plot cells): the setup and solution cells are
@@ -256,11 +280,12 @@ def selfchecks(entry: Entry, release_notebook: Path | None = None) -> dict:
 
 # ----------------------------------------------------------------------------- verdicts
 
+
 def fed_checks(entry: Entry) -> set[str]:
     """The checks the entry's function can change: its own and those of its (indirect) callers in
     the reference solution."""
-    from autograder.grading import catalogue
     from autograder.assignments import get
+    from autograder.vocabulary import catalogue
 
     return {entry.function, *catalogue.callers(get(entry.assignment).template, entry.function)}
 
@@ -291,7 +316,8 @@ def _describe(row) -> str:
     failed = [case for case in row.cases if not case.ok]
     if failed:
         text += f"; {len(failed)}/{len(row.cases)} cases failed: " + ", ".join(
-            case.label + (f" [{case.misconception}]" if case.misconception else "") for case in failed[:4])
+            case.label + (f" [{case.misconception}]" if case.misconception else "") for case in failed[:4]
+        )
     return text
 
 
@@ -313,16 +339,25 @@ def verdict(entry: Entry, rows: dict) -> Verdict:
     """The verdict on one entry from the autograded rows of its pack (grade id -> classdata.Row; a
     written answer, left to a TA, is no part of it). The checks fed by the pack's other mistakes are
     theirs; a point lost on any other check counts against the entry."""
-    others = set().union(*(fed_checks(other) for other in pack_of(entry).entries if other != entry and other.kind == "mistake"))
+    others = set().union(
+        *(fed_checks(other) for other in pack_of(entry).entries if other != entry and other.kind == "mistake")
+    )
     rows = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual and grade_id not in others}
     if not rows:
-        return Verdict(entry, "refused" if entry.kind == "variant" else "missed", "not graded (no rows in the gradebook)")
+        return Verdict(
+            entry, "refused" if entry.kind == "variant" else "missed", "not graded (no rows in the gradebook)"
+        )
     if entry.kind == "variant":
         lost = [row for row in rows.values() if row.score < row.max_score]
         return Verdict(entry, "refused" if lost else "right", "; ".join(_describe(row) for row in lost))
     own = rows.get(entry.function)
-    collateral = tuple(sorted(f"{row.grade_id} {row.score:g}/{row.max_score:g}" for grade_id, row in rows.items()
-                              if grade_id not in fed_checks(entry) and row.score < row.max_score))
+    collateral = tuple(
+        sorted(
+            f"{row.grade_id} {row.score:g}/{row.max_score:g}"
+            for grade_id, row in rows.items()
+            if grade_id not in fed_checks(entry) and row.score < row.max_score
+        )
+    )
     if own is None or own.score >= own.max_score:
         return Verdict(entry, "missed", _describe(own) if own else "no row for its check", collateral)
     named = list(own.misconceptions)
@@ -350,7 +385,9 @@ def counts(found: list[Verdict]) -> dict[str, int]:
         "mistakes caught": sum(v.outcome != "missed" for v in mistakes),
         "named rightly": sum(v.outcome == "named rightly" for v in mistakes),
         "not named": sum(v.outcome == "not named" for v in mistakes),
-        "not named (a catalogued id was expected)": sum(v.outcome == "not named" and v.entry.expected is not None for v in mistakes),
+        "not named (a catalogued id was expected)": sum(
+            v.outcome == "not named" and v.entry.expected is not None for v in mistakes
+        ),
         "named wrongly": sum(v.outcome == "named wrongly" for v in mistakes),
         "collateral losses": sum(bool(v.collateral) for v in mistakes),
     }
@@ -359,18 +396,24 @@ def counts(found: list[Verdict]) -> dict[str, int]:
 def summary(found: list[Verdict]) -> str:
     """The verdict counts, then one line per entry that is not as it should be."""
     c = counts(found)
-    head = (f"corpus: {c['variants right']}/{c['variants']} variants right; {c['mistakes caught']}/{c['mistakes']} mistakes caught: "
-            f"{c['named rightly']} named rightly, {c['not named']} not named "
-            f"({c['not named (a catalogued id was expected)']} of them with a catalogued id expected), "
-            f"{c['named wrongly']} named wrongly; {c['collateral losses']} with points lost on checks their function does not feed")
+    head = (
+        f"corpus: {c['variants right']}/{c['variants']} variants right; {c['mistakes caught']}/{c['mistakes']} mistakes caught: "
+        f"{c['named rightly']} named rightly, {c['not named']} not named "
+        f"({c['not named (a catalogued id was expected)']} of them with a catalogued id expected), "
+        f"{c['named wrongly']} named wrongly; {c['collateral losses']} with points lost on checks their function does not feed"
+    )
     lines = [head]
     for v in found:
         if v.outcome == "not named" and v.entry.expected is not None:
-            lines.append(f"  note, not named although {v.entry.expected} fits: {v.entry.label} [{v.entry.name}]: {v.detail}")
+            lines.append(
+                f"  note, not named although {v.entry.expected} fits: {v.entry.label} [{v.entry.name}]: {v.detail}"
+            )
         if not v.good:
             expected = f" (expected {v.entry.expected})" if v.entry.kind == "mistake" else ""
-            lines.append(f"  {v.outcome.upper()}: {v.entry.label} [{v.entry.name}]{expected}: {v.detail}"
-                         + (f"; collateral: {', '.join(v.collateral)}" if v.collateral else ""))
+            lines.append(
+                f"  {v.outcome.upper()}: {v.entry.label} [{v.entry.name}]{expected}: {v.detail}"
+                + (f"; collateral: {', '.join(v.collateral)}" if v.collateral else "")
+            )
     return "\n".join(lines)
 
 

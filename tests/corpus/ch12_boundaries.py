@@ -1,11 +1,16 @@
 """Corpus entries of ch12_boundaries (setup cell: np, Fraction, plt, tanh_step, random_step)."""
+
 from . import mistake, variant
 
 A = "ch12_boundaries"
 
 ENTRIES = [
     # ------------------------------------------------------------------ run_independent
-    variant(A, "run_independent", "independent-recursive", '''
+    variant(
+        A,
+        "run_independent",
+        "independent-recursive",
+        """
         def run_independent(step, sequences, h0):
             def states(xs, h):
                 if len(xs) == 0:
@@ -15,8 +20,14 @@ ENTRIES = [
 
             h0 = np.asarray(h0, dtype=float)
             return [np.array(states(list(xs), h0)).reshape(len(xs), -1) for xs in sequences]
-    ''', why="a recursive helper inside, one call per sequence"),
-    variant(A, "run_independent", "independent-generator", '''
+    """,
+        why="a recursive helper inside, one call per sequence",
+    ),
+    variant(
+        A,
+        "run_independent",
+        "independent-generator",
+        """
         def _states(step, xs, h):
             for x in xs:
                 h = step(np.asarray(x, dtype=float), h)
@@ -26,8 +37,14 @@ ENTRIES = [
         def run_independent(step, sequences, h0):
             h0 = np.asarray(h0, dtype=float)
             return [np.array(list(_states(step, xs, h0))).reshape(len(xs), -1) for xs in sequences]
-    ''', why="a generator helper in the same cell, a list comprehension"),
-    mistake(A, "run_independent", "independent-shared-state", '''
+    """,
+        why="a generator helper in the same cell, a list comprehension",
+    ),
+    mistake(
+        A,
+        "run_independent",
+        "independent-shared-state",
+        """
         def run_independent(step, sequences, h0):
             h = np.asarray(h0, dtype=float)
             out = []
@@ -38,10 +55,16 @@ ENTRIES = [
                     states.append(h)
                 out.append(np.array(states).reshape(len(states), -1))
             return out
-    ''', "state_carried_across_sequences", why="h set from h0 once, before the loop over sequences"),
-
+    """,
+        "state_carried_across_sequences",
+        why="h set from h0 once, before the loop over sequences",
+    ),
     # ------------------------------------------------------------------ run_stream
-    variant(A, "run_stream", "stream-concat-split", '''
+    variant(
+        A,
+        "run_stream",
+        "stream-concat-split",
+        """
         def run_stream(step, segments, h0):
             lengths = [len(s) for s in segments]
             xs = np.concatenate([np.asarray(s, dtype=float) for s in segments])
@@ -51,8 +74,14 @@ ENTRIES = [
                 states.append(h)
             states = np.array(states).reshape(len(xs), -1)
             return np.split(states, np.cumsum(lengths)[:-1])
-    ''', why="the segments joined, run once and split back with np.split"),
-    variant(A, "run_stream", "stream-nested-lists", '''
+    """,
+        why="the segments joined, run once and split back with np.split",
+    ),
+    variant(
+        A,
+        "run_stream",
+        "stream-nested-lists",
+        """
         def run_stream(step, segments, h0):
             h = np.asarray(h0, dtype=float)
             result = []
@@ -63,14 +92,26 @@ ENTRIES = [
                     rows.append(h.tolist())
                 result.append(rows)
             return result
-    ''', why="nested Python lists of floats"),
-    mistake(A, "run_stream", "stream-as-independent", '''
+    """,
+        why="nested Python lists of floats",
+    ),
+    mistake(
+        A,
+        "run_stream",
+        "stream-as-independent",
+        """
         def run_stream(step, segments, h0):
             return run_independent(step, segments, h0)
-    ''', "state_reset_inside_stream", why="the segments treated as independent sequences"),
-
+    """,
+        "state_reset_inside_stream",
+        why="the segments treated as independent sequences",
+    ),
     # ------------------------------------------------------------------ run_entities
-    variant(A, "run_entities", "entities-groupby", '''
+    variant(
+        A,
+        "run_entities",
+        "entities-groupby",
+        """
         from itertools import groupby
 
         def run_entities(step, stream, h0):
@@ -82,8 +123,14 @@ ENTRIES = [
                     h = step(np.asarray(x, dtype=float), h)
                     rows.append(h)
             return np.vstack(rows)
-    ''', why="itertools.groupby over runs of one entity"),
-    variant(A, "run_entities", "entities-look-back", '''
+    """,
+        why="itertools.groupby over runs of one entity",
+    ),
+    variant(
+        A,
+        "run_entities",
+        "entities-look-back",
+        """
         def run_entities(step, stream, h0):
             out = np.zeros((len(stream), np.size(h0)))
             h = None
@@ -93,8 +140,14 @@ ENTRIES = [
                 h = step(np.asarray(x, dtype=float), h)
                 out[t] = h
             return out
-    ''', why="compares with the previous pair, fills a preallocated array"),
-    mistake(A, "run_entities", "entities-memory-per-id", '''
+    """,
+        why="compares with the previous pair, fills a preallocated array",
+    ),
+    mistake(
+        A,
+        "run_entities",
+        "entities-memory-per-id",
+        """
         def run_entities(step, stream, h0):
             memory = {}
             rows = []
@@ -104,10 +157,16 @@ ENTRIES = [
                 memory[entity] = h
                 rows.append(h)
             return np.array(rows).reshape(len(rows), -1)
-    ''', "entity_state_resumed", why="a state kept per entity id, resumed when the entity comes back"),
-
+    """,
+        "entity_state_resumed",
+        why="a state kept per entity id, resumed when the entity comes back",
+    ),
     # ------------------------------------------------------------------ truncated_bptt_scalar
-    variant(A, "truncated_bptt_scalar", "truncated-forward-sensitivity", '''
+    variant(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-forward-sensitivity",
+        """
         def truncated_bptt_scalar(xs, w, targets, k, h0=0):
             states, loss, grad = [], 0, 0
             h, s = h0, 0
@@ -122,8 +181,14 @@ ENTRIES = [
                     loss += error * error / 2
                     grad += error * s
             return {"states": states, "loss": loss, "grad": grad}
-    ''', why="forward-mode sensitivity reset at every segment start"),
-    variant(A, "truncated_bptt_scalar", "truncated-sympy", '''
+    """,
+        why="forward-mode sensitivity reset at every segment start",
+    ),
+    variant(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-sympy",
+        """
         import sympy as sp
 
         def truncated_bptt_scalar(xs, w, targets, k, h0=0):
@@ -142,8 +207,14 @@ ENTRIES = [
                     grad += local * (states[t - 1] if t > 0 else sp.Rational(h0))
                     upstream = local * w
             return {"states": states, "loss": loss, "grad": grad}
-    ''', why="SymPy Rationals, a backward loop per segment"),
-    mistake(A, "truncated_bptt_scalar", "truncated-zero-carried-input", '''
+    """,
+        why="SymPy Rationals, a backward loop per segment",
+    ),
+    mistake(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-zero-carried-input",
+        """
         def truncated_bptt_scalar(xs, w, targets, k, h0=0):
             states, h = [], h0
             for x in xs:
@@ -159,10 +230,16 @@ ENTRIES = [
                     grad = grad + delta * old
                     carry = delta * w
             return {"states": states, "loss": loss, "grad": grad}
-    ''', "value_zeroed_at_boundary", why="the carried state taken as zero in the gradient: detaching read as zeroing"),
-
+    """,
+        "value_zeroed_at_boundary",
+        why="the carried state taken as zero in the gradient: detaching read as zeroing",
+    ),
     # ------------------------------------------------------------------ masked_rnn_forward, masked_mean_loss
-    variant(A, "masked_rnn_forward", "masked-per-row", '''
+    variant(
+        A,
+        "masked_rnn_forward",
+        "masked-per-row",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             B, T, _ = X.shape
@@ -177,8 +254,14 @@ ENTRIES = [
                     H[b, t] = h
                 final[b] = h
             return H, final
-    ''', why="one row at a time, padded steps skipped"),
-    variant(A, "masked_rnn_forward", "masked-last-column", '''
+    """,
+        why="one row at a time, padded steps skipped",
+    ),
+    variant(
+        A,
+        "masked_rnn_forward",
+        "masked-last-column",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             lengths = np.asarray(lengths)
@@ -191,8 +274,14 @@ ENTRIES = [
                 H.append(h)
             H = np.stack(H, axis=1)
             return H, H[:, -1]  # frozen states: the last column is each row's last valid state
-    ''', why="the final states read from the last column of the frozen states"),
-    mistake(A, "masked_rnn_forward", "masked-arithmetic-blend", '''
+    """,
+        why="the final states read from the last column of the frozen states",
+    ),
+    mistake(
+        A,
+        "masked_rnn_forward",
+        "masked-arithmetic-blend",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             B, T, _ = X.shape
@@ -203,33 +292,66 @@ ENTRIES = [
                 h = m * step(X[:, t], h) + (1 - m) * h
                 H[:, t] = h
             return H, h
-    ''', None, hidden_only=True,
-        why="the mask blended in arithmetically: 0 * NaN is NaN, so NaN or infinite padding leaks into the state"),
-    variant(A, "masked_mean_loss", "loss-where", '''
+    """,
+        None,
+        hidden_only=True,
+        why="the mask blended in arithmetically: 0 * NaN is NaN, so NaN or infinite padding leaks into the state",
+    ),
+    variant(
+        A,
+        "masked_mean_loss",
+        "loss-where",
+        """
         def masked_mean_loss(losses, mask):
             mask = np.asarray(mask, dtype=bool)
             return np.where(mask, losses, 0.0).sum() / mask.sum()
-    ''', why="np.where, a numpy float"),
-    mistake(A, "masked_mean_loss", "loss-mask-multiply", '''
+    """,
+        why="np.where, a numpy float",
+    ),
+    mistake(
+        A,
+        "masked_mean_loss",
+        "loss-mask-multiply",
+        """
         def masked_mean_loss(losses, mask):
             mask = np.asarray(mask, dtype=float)
             return float((np.asarray(losses, dtype=float) * mask).sum() / mask.sum())
-    ''', None, hidden_only=True, why="padding removed by multiplying with the mask: NaN or infinite padding survives"),
-
+    """,
+        None,
+        hidden_only=True,
+        why="padding removed by multiplying with the mask: NaN or infinite padding survives",
+    ),
     # ------------------------------------------------------------------ generation_features, bidirectional_features
-    variant(A, "generation_features", "generation-via-stream", '''
+    variant(
+        A,
+        "generation_features",
+        "generation-via-stream",
+        """
         def generation_features(step, xs, h0):
             return run_stream(step, [xs], h0)[0]
-    ''', why="run_stream on one segment"),
-    mistake(A, "generation_features", "generation-state-before-read", '''
+    """,
+        why="run_stream on one segment",
+    ),
+    mistake(
+        A,
+        "generation_features",
+        "generation-state-before-read",
+        """
         def generation_features(step, xs, h0):
             h, rows = np.asarray(h0, dtype=float), []
             for x in np.asarray(xs, dtype=float):
                 rows.append(h)  # the state the generator has when x_t arrives
                 h = step(x, h)
             return np.array(rows).reshape(len(rows), -1)
-    ''', None, why="row t holds h_{t-1}, the state before reading x_t"),
-    variant(A, "bidirectional_features", "bidirectional-loops", '''
+    """,
+        None,
+        why="row t holds h_{t-1}, the state before reading x_t",
+    ),
+    variant(
+        A,
+        "bidirectional_features",
+        "bidirectional-loops",
+        """
         def bidirectional_features(step_f, step_b, xs, h0):
             xs = np.asarray(xs, dtype=float)
             T, d = len(xs), np.size(h0)
@@ -243,8 +365,14 @@ ENTRIES = [
                 h = step_b(xs[t], h)
                 out[t, d:] = h
             return out
-    ''', why="two loops filling the halves of a preallocated array"),
-    mistake(A, "bidirectional_features", "bidirectional-reading-order", '''
+    """,
+        why="two loops filling the halves of a preallocated array",
+    ),
+    mistake(
+        A,
+        "bidirectional_features",
+        "bidirectional-reading-order",
+        """
         def bidirectional_features(step_f, step_b, xs, h0):
             xs = np.asarray(xs, dtype=float)
             forward, backward = [], []
@@ -257,8 +385,15 @@ ENTRIES = [
                 h = step_b(x, h)
                 backward.append(h)
             return np.concatenate([np.array(forward), np.array(backward)], axis=1)
-    ''', "backward_not_realigned", why="the backward states left in reading order"),
-    mistake(A, "bidirectional_features", "bidirectional-after-t", '''
+    """,
+        "backward_not_realigned",
+        why="the backward states left in reading order",
+    ),
+    mistake(
+        A,
+        "bidirectional_features",
+        "bidirectional-after-t",
+        """
         def bidirectional_features(step_f, step_b, xs, h0):
             xs = np.asarray(xs, dtype=float)
             forward = generation_features(step_f, xs, h0)
@@ -269,20 +404,37 @@ ENTRIES = [
                 backward[t] = h  # what the backward reader knows of the inputs after t
                 h = step_b(xs[t], h)
             return np.concatenate([forward, backward], axis=1)
-    ''', "backward_excludes_current", why="the backward state at t stops before x_t"),
-
+    """,
+        "backward_excludes_current",
+        why="the backward state at t stops before x_t",
+    ),
     # ------------------------------------------------------------------ exercises
-    variant(A, "ex_12_7_3", "ex3-lists", '''
+    variant(
+        A,
+        "ex_12_7_3",
+        "ex3-lists",
+        """
         def ex_12_7_3():
             return {"passes": ["A"], "cut": ["C", "B"]}
-    ''', why="lists of letters"),
-    variant(A, "ex_12_7_6", "ex6-frozensets", '''
+    """,
+        why="lists of letters",
+    ),
+    variant(
+        A,
+        "ex_12_7_6",
+        "ex6-frozensets",
+        """
         def ex_12_7_6():
             return {"leak": frozenset({"B", "A"}), "full_context_ok": ("S", "P")}
-    ''', why="a frozenset and a tuple"),
-
+    """,
+        why="a frozenset and a tuple",
+    ),
     # ------------------------------------------------------------------ round three: branches, classics, guarded arguments
-    variant(A, "masked_rnn_forward", "masked-where-broadcast", """
+    variant(
+        A,
+        "masked_rnn_forward",
+        "masked-where-broadcast",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             B, T, _ = X.shape
@@ -294,8 +446,14 @@ ENTRIES = [
                 H[:, t, :] = h
             last = np.clip(np.asarray(lengths) - 1, 0, None)
             return H, H[np.arange(B), last]   # a row of length 0 never moved from h0
-    """, why="a (B, T) mask, np.where with broadcasting, final states gathered at clipped lengths - 1"),
-    variant(A, "masked_rnn_forward", "masked-row-lists", """
+    """,
+        why="a (B, T) mask, np.where with broadcasting, final states gathered at clipped lengths - 1",
+    ),
+    variant(
+        A,
+        "masked_rnn_forward",
+        "masked-row-lists",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             all_rows, finals = [], []
             for x_row, n in zip(np.asarray(X, dtype=float), lengths):
@@ -308,8 +466,14 @@ ENTRIES = [
                 all_rows.append(row)
                 finals.append(h)
             return np.array(all_rows), np.array(finals)
-    """, why="one row at a time into nested lists, converted at the end"),
-    variant(A, "run_stream", "stream-generator", """
+    """,
+        why="one row at a time into nested lists, converted at the end",
+    ),
+    variant(
+        A,
+        "run_stream",
+        "stream-generator",
+        """
         def run_stream(step, segments, h0):
             def states():
                 h = np.asarray(h0, dtype=float)
@@ -320,8 +484,14 @@ ENTRIES = [
 
             flow = states()
             return [np.array([next(flow) for _ in range(len(segment))]).reshape(len(segment), -1) for segment in segments]
-    """, why="one generator over the whole stream, consumed segment by segment"),
-    variant(A, "truncated_bptt_scalar", "truncated-fractions", """
+    """,
+        why="one generator over the whole stream, consumed segment by segment",
+    ),
+    variant(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-fractions",
+        """
         def truncated_bptt_scalar(xs, w, targets, k, h0=0):
             xs = [Fraction(x) for x in xs]
             w, h = Fraction(w), Fraction(h0)
@@ -343,8 +513,14 @@ ENTRIES = [
                     grad += back * before[t]
                     back *= w
             return {"states": states, "loss": loss, "grad": grad}
-    """, why="everything converted to Fraction, a backward pass per segment"),
-    variant(A, "bidirectional_features", "bidirectional-slices", """
+    """,
+        why="everything converted to Fraction, a backward pass per segment",
+    ),
+    variant(
+        A,
+        "bidirectional_features",
+        "bidirectional-slices",
+        """
         def bidirectional_features(step_f, step_b, xs, h0):
             xs = np.asarray(xs, dtype=float)
             forward, h = [], np.asarray(h0, dtype=float)
@@ -357,8 +533,14 @@ ENTRIES = [
                 backward.append(h)
             backward = backward[::-1]       # back in time order: row t has read x_T..x_t
             return np.hstack([np.array(forward), np.array(backward)])
-    """, why="reversed slicing [::-1] for the backward reader, then the states re-reversed"),
-    mistake(A, "truncated_bptt_scalar", "truncated-sliding-window", """
+    """,
+        why="reversed slicing [::-1] for the backward reader, then the states re-reversed",
+    ),
+    mistake(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-sliding-window",
+        """
         def truncated_bptt_scalar(xs, w, targets, k, h0=0):
             states, h = [], h0
             for x in xs:
@@ -375,19 +557,40 @@ ENTRIES = [
                     grad = grad + upstream * (states[t - 1] if t > 0 else h0)
                     upstream = upstream * w
             return {"states": states, "loss": loss, "grad": grad}
-    """, "window_slides_by_one", why="the truncation window slides by one step: overlapping windows of k"),
-    mistake(A, "bidirectional_features", "bidirectional-flip-not-restored", """
+    """,
+        "window_slides_by_one",
+        why="the truncation window slides by one step: overlapping windows of k",
+    ),
+    mistake(
+        A,
+        "bidirectional_features",
+        "bidirectional-flip-not-restored",
+        """
         def bidirectional_features(step_f, step_b, xs, h0):
             forward = generation_features(step_f, xs, h0)
             backward = generation_features(step_b, np.flip(np.asarray(xs, dtype=float), axis=0), h0)
             return np.hstack((forward, backward))
-    """, "backward_not_realigned", why="the inputs flipped for the backward reader, its states never flipped back"),
-    mistake(A, "masked_mean_loss", "loss-denominator-all-positions", """
+    """,
+        "backward_not_realigned",
+        why="the inputs flipped for the backward reader, its states never flipped back",
+    ),
+    mistake(
+        A,
+        "masked_mean_loss",
+        "loss-denominator-all-positions",
+        """
         def masked_mean_loss(losses, mask):
             kept = np.where(np.asarray(mask, dtype=bool), np.asarray(losses, dtype=float), 0.0)
             return float(kept.sum() / kept.size)
-    """, "loss_averaged_over_padding", why="padding kept out of the sum but counted in the denominator"),
-    mistake(A, "run_independent", "independent-chained-via-stream", """
+    """,
+        "loss_averaged_over_padding",
+        why="padding kept out of the sum but counted in the denominator",
+    ),
+    mistake(
+        A,
+        "run_independent",
+        "independent-chained-via-stream",
+        """
         def run_independent(step, sequences, h0):
             results, h = [], np.asarray(h0, dtype=float)
             for xs in sequences:
@@ -395,15 +598,29 @@ ENTRIES = [
                 results.append(states)
                 h = states[-1]          # go on from where the last sequence stopped
             return results
-    """, "state_carried_across_sequences", why="each sequence started from the previous one's last state"),
-    mistake(A, "masked_mean_loss", "loss-zeroes-padding-in-place", """
+    """,
+        "state_carried_across_sequences",
+        why="each sequence started from the previous one's last state",
+    ),
+    mistake(
+        A,
+        "masked_mean_loss",
+        "loss-zeroes-padding-in-place",
+        """
         def masked_mean_loss(losses, mask):
             losses = np.asarray(losses, dtype=float)
             mask = np.asarray(mask, dtype=bool)
             losses[~mask] = 0.0          # clean the padding first (in the caller's array)
             return float(losses.sum() / mask.sum())
-    """, None, why="the padded losses zeroed in the caller's array: the argument guard fails it"),
-    mistake(A, "masked_rnn_forward", "masked-zeroes-padding-in-place", """
+    """,
+        None,
+        why="the padded losses zeroed in the caller's array: the argument guard fails it",
+    ),
+    mistake(
+        A,
+        "masked_rnn_forward",
+        "masked-zeroes-padding-in-place",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             B, T, _ = X.shape
@@ -415,8 +632,15 @@ ENTRIES = [
                 h = np.where(padded[:, t, None], h, step(X[:, t], h))
                 H[:, t] = h
             return H, h
-    """, None, why="the padded inputs zeroed in the caller's X: the argument guard fails it"),
-    mistake(A, "masked_rnn_forward", "masked-empty-row-crash", """
+    """,
+        None,
+        why="the padded inputs zeroed in the caller's X: the argument guard fails it",
+    ),
+    mistake(
+        A,
+        "masked_rnn_forward",
+        "masked-empty-row-crash",
+        """
         def masked_rnn_forward(step, X, lengths, h0):
             X = np.asarray(X, dtype=float)
             B, T, _ = X.shape
@@ -431,8 +655,15 @@ ENTRIES = [
                 H[b, len(states):] = states[-1]   # hold the last valid state
                 final[b] = states[-1]
             return H, final
-    """, None, why="the last valid state taken as states[-1]: a row that is all padding has none"),
-    mistake(A, "generation_features", "generation-from-zeros", """
+    """,
+        None,
+        why="the last valid state taken as states[-1]: a row that is all padding has none",
+    ),
+    mistake(
+        A,
+        "generation_features",
+        "generation-from-zeros",
+        """
         def generation_features(step, xs, h0):
             xs = np.asarray(xs, dtype=float)
             h = np.zeros(np.size(h0))           # start from a clean state
@@ -441,8 +672,15 @@ ENTRIES = [
                 h = step(xs[t], h)
                 out[t] = h
             return out
-    """, None, why="h0 ignored: every run starts from zeros"),
-    mistake(A, "run_entities", "entities-falsy-first-check", """
+    """,
+        None,
+        why="h0 ignored: every run starts from zeros",
+    ),
+    mistake(
+        A,
+        "run_entities",
+        "entities-falsy-first-check",
+        """
         def run_entities(step, stream, h0):
             last, h, rows = None, None, []
             for entity, x in stream:
@@ -452,10 +690,19 @@ ENTRIES = [
                 last = entity
                 rows.append(h)
             return np.array(rows).reshape(len(rows), -1)
-    """, None, why="`not last` used for the first pair: an entity id 0 resets at every one of its steps"),
-    variant(A, "ex_12_7_6", "ex6-sorted-lists", """
+    """,
+        None,
+        why="`not last` used for the first pair: an entity id 0 resets at every one of its steps",
+    ),
+    variant(
+        A,
+        "ex_12_7_6",
+        "ex6-sorted-lists",
+        """
         def ex_12_7_6():
             leak = sorted({"B", "A"})
             return {"leak": leak, "full_context_ok": sorted("SP")}
-    """, why="sorted lists of letters"),
+    """,
+        why="sorted lists of letters",
+    ),
 ]

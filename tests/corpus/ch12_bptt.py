@@ -1,24 +1,41 @@
 """Corpus entries of ch12_bptt (setup cell: np, Fraction, plt)."""
+
 from . import mistake, variant
 
 A = "ch12_bptt"
 
 ENTRIES = [
     # ------------------------------------------------------------------ scalar_forward
-    variant(A, "scalar_forward", "forward-accumulate", '''
+    variant(
+        A,
+        "scalar_forward",
+        "forward-accumulate",
+        """
         from itertools import accumulate
 
         def scalar_forward(xs, w, h0=0):
             return list(accumulate(xs, lambda h, x: x + w * h, initial=h0))[1:]
-    ''', why="itertools.accumulate"),
-    variant(A, "scalar_forward", "forward-recursive", '''
+    """,
+        why="itertools.accumulate",
+    ),
+    variant(
+        A,
+        "scalar_forward",
+        "forward-recursive",
+        """
         def scalar_forward(xs, w, h0=0):
             if len(xs) == 0:
                 return []
             h1 = xs[0] + w * h0
             return [h1] + scalar_forward(xs[1:], w, h1)
-    ''', why="recursion on the tail"),
-    variant(A, "scalar_forward", "forward-sympy", '''
+    """,
+        why="recursion on the tail",
+    ),
+    variant(
+        A,
+        "scalar_forward",
+        "forward-sympy",
+        """
         import sympy as sp
 
         def scalar_forward(xs, w, h0=0):
@@ -28,8 +45,14 @@ ENTRIES = [
                 h = sp.Rational(x) + w * h
                 states.append(h)
             return states
-    ''', why="SymPy Rationals throughout (bptt_scalar and the update then compute in SymPy too)"),
-    mistake(A, "scalar_forward", "forward-numpy-floats", '''
+    """,
+        why="SymPy Rationals throughout (bptt_scalar and the update then compute in SymPy too)",
+    ),
+    mistake(
+        A,
+        "scalar_forward",
+        "forward-numpy-floats",
+        """
         def scalar_forward(xs, w, h0=0):
             states = np.zeros(len(xs))
             h = h0
@@ -37,10 +60,16 @@ ENTRIES = [
                 h = x + w * h
                 states[t] = h
             return list(states)
-    ''', "float_where_exact", why="states stored in a float array: the exact values become floats"),
-
+    """,
+        "float_where_exact",
+        why="states stored in a float array: the exact values become floats",
+    ),
     # ------------------------------------------------------------------ bptt_scalar
-    variant(A, "bptt_scalar", "bptt-defaultdict", '''
+    variant(
+        A,
+        "bptt_scalar",
+        "bptt-defaultdict",
+        """
         from collections import defaultdict
 
         def bptt_scalar(xs, w, target, h0=0):
@@ -59,8 +88,14 @@ ENTRIES = [
             result["contributions"] = [d * o for d, o in zip(result["dL_dh"], olds)]
             result["grad"] = sum(result["contributions"], Fraction(0))
             return result
-    ''', why="a defaultdict(list) result, its own forward pass"),
-    variant(A, "bptt_scalar", "bptt-forward-sensitivity", '''
+    """,
+        why="a defaultdict(list) result, its own forward pass",
+    ),
+    variant(
+        A,
+        "bptt_scalar",
+        "bptt-forward-sensitivity",
+        """
         def bptt_scalar(xs, w, target, h0=0):
             states, h, s = [], h0, 0
             for x in xs:
@@ -75,8 +110,14 @@ ENTRIES = [
             dL_dh.reverse()
             contributions = [d * p for d, p in zip(dL_dh, [h0] + states[:-1])]
             return dict(states=states, loss=error ** 2 / 2, dL_dh=dL_dh, contributions=contributions, grad=error * s)
-    ''', why="the gradient by forward-mode sensitivity, the table by a backward loop"),
-    mistake(A, "bptt_scalar", "bptt-no-chain-factor", '''
+    """,
+        why="the gradient by forward-mode sensitivity, the table by a backward loop",
+    ),
+    mistake(
+        A,
+        "bptt_scalar",
+        "bptt-no-chain-factor",
+        """
         def bptt_scalar(xs, w, target, h0=0):
             states = scalar_forward(xs, w, h0)
             error = states[-1] - target
@@ -84,23 +125,43 @@ ENTRIES = [
             olds = [h0] + states[:-1]
             contributions = [d * o for d, o in zip(dL_dh, olds)]
             return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": sum(contributions)}
-    ''', None, why="dL/dh_t not multiplied by w on its way back"),
-    mistake(A, "bptt_scalar", "bptt-loss-half-float", '''
+    """,
+        None,
+        why="dL/dh_t not multiplied by w on its way back",
+    ),
+    mistake(
+        A,
+        "bptt_scalar",
+        "bptt-loss-half-float",
+        """
         def bptt_scalar(xs, w, target, h0=0):
             states = scalar_forward(xs, w, h0)
             error = states[-1] - target
             dL_dh = [error * w ** k for k in reversed(range(len(states)))]
             contributions = [d * h for d, h in zip(dL_dh, [h0] + states[:-1])]
             return {"states": states, "loss": 0.5 * error ** 2, "dL_dh": dL_dh, "contributions": contributions, "grad": sum(contributions)}
-    ''', "float_where_exact", why="the loss written with 0.5, a float where the rest is exact"),
+    """,
+        "float_where_exact",
+        why="the loss written with 0.5, a float where the rest is exact",
+    ),
     # ------------------------------------------------------------------ sgd_update, update_and_recompute
-    variant(A, "sgd_update", "sgd-sympy", '''
+    variant(
+        A,
+        "sgd_update",
+        "sgd-sympy",
+        """
         import sympy
 
         def sgd_update(w, grad, lr):
             return sympy.Rational(w) - sympy.Rational(lr) * sympy.Rational(grad)
-    ''', why="SymPy Rationals (update_and_recompute and 12.7.2 then get SymPy values)"),
-    variant(A, "update_and_recompute", "update-inline", '''
+    """,
+        why="SymPy Rationals (update_and_recompute and 12.7.2 then get SymPy values)",
+    ),
+    variant(
+        A,
+        "update_and_recompute",
+        "update-inline",
+        """
         def update_and_recompute(xs, w, target, lr):
             grad = bptt_scalar(xs, w, target)["grad"]
             new_w = w - lr * grad
@@ -109,66 +170,128 @@ ENTRIES = [
                 h = x + new_w * h
                 states.append(h)
             return {"w": new_w, "states": states, "loss": Fraction(1, 2) * (h - target) ** 2}
-    ''', why="the update and the forward pass written out"),
-    mistake(A, "update_and_recompute", "update-old-loss", '''
+    """,
+        why="the update and the forward pass written out",
+    ),
+    mistake(
+        A,
+        "update_and_recompute",
+        "update-old-loss",
+        """
         def update_and_recompute(xs, w, target, lr):
             table = bptt_scalar(xs, w, target)
             w_new = sgd_update(w, table["grad"], lr)
             return {"w": w_new, "states": scalar_forward(xs, w_new), "loss": table["loss"]}
-    ''', "stale_states_after_update", why="the states recomputed but the loss of the pass before the update reported"),
-
+    """,
+        "stale_states_after_update",
+        why="the states recomputed but the loss of the pass before the update reported",
+    ),
     # ------------------------------------------------------------------ signal_multiplier
-    variant(A, "signal_multiplier", "multiplier-squaring", '''
+    variant(
+        A,
+        "signal_multiplier",
+        "multiplier-squaring",
+        """
         def signal_multiplier(factor, distance):
             if distance == 0:
                 return Fraction(1)
             half = signal_multiplier(factor, distance // 2)
             return half * half * (factor if distance % 2 else 1)
-    ''', why="recursive exponentiation by squaring"),
-    mistake(A, "signal_multiplier", "multiplier-counts-states", '''
+    """,
+        why="recursive exponentiation by squaring",
+    ),
+    mistake(
+        A,
+        "signal_multiplier",
+        "multiplier-counts-states",
+        """
         def signal_multiplier(factor, distance):
             m = factor
             for _ in range(distance):
                 m *= factor
             return m
-    ''', "multiplier_off_by_one_edge", why="starts from factor: one multiplication per state, distance + 1 in all"),
-    mistake(A, "signal_multiplier", "multiplier-rounded-fraction", '''
+    """,
+        "multiplier_off_by_one_edge",
+        why="starts from factor: one multiplication per state, distance + 1 in all",
+    ),
+    mistake(
+        A,
+        "signal_multiplier",
+        "multiplier-rounded-fraction",
+        """
         def signal_multiplier(factor, distance):
             return round(factor ** distance, 4)
-    ''', "rounded_value", why="rounded to 4 decimals (round of a Fraction stays a Fraction)"),
-
+    """,
+        "rounded_value",
+        why="rounded to 4 decimals (round of a Fraction stays a Fraction)",
+    ),
     # ------------------------------------------------------------------ finite differences, polynomial, tanh rate
-    variant(A, "finite_difference_grad", "central-half-over-eps", '''
+    variant(
+        A,
+        "finite_difference_grad",
+        "central-half-over-eps",
+        """
         def finite_difference_grad(f, w, eps=1e-6):
             return (f(w + eps) - f(w - eps)) * (0.5 / eps)
-    ''', why="multiplied by 0.5/eps"),
-    mistake(A, "finite_difference_grad", "central-half-steps", '''
+    """,
+        why="multiplied by 0.5/eps",
+    ),
+    mistake(
+        A,
+        "finite_difference_grad",
+        "central-half-steps",
+        """
         def finite_difference_grad(f, w, eps=1e-6):
             return (f(w + eps / 2) - f(w - eps / 2)) / eps
-    ''', None, why="the central difference with half steps (w +- eps/2): not the quotient with the eps given"),
-    variant(A, "polynomial_grad", "poly-sympy-diff", '''
+    """,
+        None,
+        why="the central difference with half steps (w +- eps/2): not the quotient with the eps given",
+    ),
+    variant(
+        A,
+        "polynomial_grad",
+        "poly-sympy-diff",
+        """
         import sympy as sp
 
         def polynomial_grad(w):
             v = sp.Symbol("w")
             derivative = sp.diff(sp.Rational(1, 2) * (v ** 2 - 1) ** 2, v)
             return derivative.subs(v, sp.Rational(w))
-    ''', why="SymPy differentiation, substituted with a Rational"),
-    variant(A, "tanh_local_rate", "rate-math-factored", '''
+    """,
+        why="SymPy differentiation, substituted with a Rational",
+    ),
+    variant(
+        A,
+        "tanh_local_rate",
+        "rate-math-factored",
+        """
         import math
 
         def tanh_local_rate(a):
             t = math.tanh(a)
             return (1 - t) * (1 + t)
-    ''', why="math.tanh, factored"),
-    variant(A, "tanh_local_rate", "rate-sympy", '''
+    """,
+        why="math.tanh, factored",
+    ),
+    variant(
+        A,
+        "tanh_local_rate",
+        "rate-sympy",
+        """
         import sympy as sp
 
         def tanh_local_rate(a):
             return 1 - sp.tanh(a) ** 2
-    ''', why="SymPy's tanh of a float: a SymPy Float (an exact 1 at a = 0)"),
+    """,
+        why="SymPy's tanh of a float: a SymPy Float (an exact 1 at a = 0)",
+    ),
     # ------------------------------------------------------------------ rnn_backward
-    variant(A, "rnn_backward", "backward-stored-deltas", '''
+    variant(
+        A,
+        "rnn_backward",
+        "backward-stored-deltas",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs = np.asarray(xs, dtype=float)
             T = xs.shape[0]
@@ -182,8 +305,14 @@ ENTRIES = [
                 deltas[t] = (dh_direct[t] + upstream) * (1 - H[t + 1] ** 2)
                 upstream = deltas[t] @ W_h.T
             return {"dW_x": xs.T @ deltas, "dW_h": H[:-1].T @ deltas, "db": deltas.sum(axis=0), "dh0": upstream}
-    ''', why="all deltas stored, the sums over time as matrix products"),
-    mistake(A, "rnn_backward", "backward-rate-on-direct-only", '''
+    """,
+        why="all deltas stored, the sums over time as matrix products",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-rate-on-direct-only",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs, h0 = np.asarray(xs, dtype=float), np.asarray(h0, dtype=float)
             states = [h0]
@@ -198,53 +327,103 @@ ENTRIES = [
                 db += delta
                 carry = delta @ W_h.T
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
-    ''', None, why="the tanh rate applied to the direct gradient only, not to what flows back from t+1"),
-
+    """,
+        None,
+        why="the tanh rate applied to the direct gradient only, not to what flows back from t+1",
+    ),
     # ------------------------------------------------------------------ clip_by_global_norm
-    variant(A, "clip_by_global_norm", "clip-concat-tuple", '''
+    variant(
+        A,
+        "clip_by_global_norm",
+        "clip-concat-tuple",
+        """
         def clip_by_global_norm(grads, max_norm):
             flat = np.concatenate([np.ravel(np.asarray(g, dtype=float)) for g in grads])
             norm = np.linalg.norm(flat)
             factor = min(1.0, max_norm / norm) if norm > 0 else 1.0
             return tuple(np.asarray(g, dtype=float) * factor for g in grads)
-    ''', why="np.linalg.norm of everything flattened, a tuple of copies"),
-    mistake(A, "clip_by_global_norm", "clip-always-rescale", '''
+    """,
+        why="np.linalg.norm of everything flattened, a tuple of copies",
+    ),
+    mistake(
+        A,
+        "clip_by_global_norm",
+        "clip-always-rescale",
+        """
         def clip_by_global_norm(grads, max_norm):
             norm = np.sqrt(sum(np.sum(np.square(np.asarray(g, dtype=float))) for g in grads))
             return [np.asarray(g, dtype=float) * (max_norm / norm) for g in grads]
-    ''', None, why="always rescaled to max_norm, also when the norm is already below it"),
-
+    """,
+        None,
+        why="always rescaled to max_norm, also when the norm is already below it",
+    ),
     # ------------------------------------------------------------------ exercises
-    variant(A, "ex_12_7_1", "ex1-sympy", '''
+    variant(
+        A,
+        "ex_12_7_1",
+        "ex1-sympy",
+        """
         import sympy as sp
 
         def ex_12_7_1(rate, factor, distance):
             return sp.Rational(rate) * sp.Rational(factor) ** distance
-    ''', why="SymPy Rationals"),
-    variant(A, "ex_12_7_1", "ex1-loop-over-edges", '''
+    """,
+        why="SymPy Rationals",
+    ),
+    variant(
+        A,
+        "ex_12_7_1",
+        "ex1-loop-over-edges",
+        """
         def ex_12_7_1(rate, factor, distance):
             for _ in range(distance):  # one multiplication per edge
                 rate = rate * factor
             return rate
-    ''', why="a loop, one multiplication per edge"),
-    mistake(A, "ex_12_7_1", "ex1-one-per-state", '''
+    """,
+        why="a loop, one multiplication per edge",
+    ),
+    mistake(
+        A,
+        "ex_12_7_1",
+        "ex1-one-per-state",
+        """
         def ex_12_7_1(rate, factor, distance):
             states = distance + 1  # the earlier state, the later one and those between
             return rate * factor**states
-    ''', None, why="one factor per state on the path, not per edge, in the exercise itself (its signal_multiplier is "
-               "right, so multiplier_off_by_one_edge, whose output this is, must not be named)"),
-    mistake(A, "ex_12_7_1", "ex1-book-answer-typed-in", '''
+    """,
+        None,
+        why="one factor per state on the path, not per edge, in the exercise itself (its signal_multiplier is "
+        "right, so multiplier_off_by_one_edge, whose output this is, must not be named)",
+    ),
+    mistake(
+        A,
+        "ex_12_7_1",
+        "ex1-book-answer-typed-in",
+        """
         def ex_12_7_1(rate, factor, distance):
             return Fraction(1, 8) if factor < 1 else Fraction(81, 8)
-    ''', None, why="the book's two answers typed in: the self-check's case of another size fails it, as the grade's numbers do"),
-    variant(A, "ex_12_7_2", "ex2-all-but-last", '''
+    """,
+        None,
+        why="the book's two answers typed in: the self-check's case of another size fails it, as the grade's numbers do",
+    ),
+    variant(
+        A,
+        "ex_12_7_2",
+        "ex2-all-but-last",
+        """
         def ex_12_7_2(xs, w, target, lr):
             table = bptt_scalar(xs, w, target)
             missing = sum(table["contributions"]) - table["contributions"][-1]
             return {"missing contribution": missing, "w_new": w - lr * table["grad"]}
-    ''', why="the missing part as everything but the last use"),
+    """,
+        why="the missing part as everything but the last use",
+    ),
     # ------------------------------------------------------------------ round three: more styles, the classics
-    variant(A, "bptt_scalar", "bptt-recursive-rates", """
+    variant(
+        A,
+        "bptt_scalar",
+        "bptt-recursive-rates",
+        """
         def bptt_scalar(xs, w, target, h0=0):
             states = scalar_forward(xs, w, h0)
             error = states[-1] - target
@@ -259,8 +438,14 @@ ENTRIES = [
             for c in contributions:
                 total = total + c
             return {"states": states, "loss": error * error / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": total}
-    """, why="dL/dh_t by a recursive helper, the sum by hand"),
-    mistake(A, "bptt_scalar", "bptt-contributions-default-list", """
+    """,
+        why="dL/dh_t by a recursive helper, the sum by hand",
+    ),
+    mistake(
+        A,
+        "bptt_scalar",
+        "bptt-contributions-default-list",
+        """
         def bptt_scalar(xs, w, target, h0=0, contributions=[]):
             states = scalar_forward(xs, w, h0)
             error = states[-1] - target
@@ -268,8 +453,15 @@ ENTRIES = [
             for d, old in zip(dL_dh, [h0] + states[:-1]):
                 contributions.append(d * old)
             return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": sum(contributions)}
-    """, "contributions_kept_between_calls", why="the contributions appended to a mutable default list, never emptied between calls"),
-    mistake(A, "bptt_scalar", "bptt-global-total", """
+    """,
+        "contributions_kept_between_calls",
+        why="the contributions appended to a mutable default list, never emptied between calls",
+    ),
+    mistake(
+        A,
+        "bptt_scalar",
+        "bptt-global-total",
+        """
         RUNNING = {"grad": 0}
 
         def bptt_scalar(xs, w, target, h0=0):
@@ -280,8 +472,15 @@ ENTRIES = [
             for c in contributions:
                 RUNNING["grad"] += c
             return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": RUNNING["grad"]}
-    """, None, why="the gradient summed into a global total that no call resets (its values depend on every earlier call)"),
-    variant(A, "rnn_backward", "backward-outer-comprehension", """
+    """,
+        None,
+        why="the gradient summed into a global total that no call resets (its values depend on every earlier call)",
+    ),
+    variant(
+        A,
+        "rnn_backward",
+        "backward-outer-comprehension",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs = np.array(xs, dtype=float)
             hs = [np.array(h0, dtype=float)]
@@ -294,8 +493,14 @@ ENTRIES = [
             return {"dW_x": sum(np.outer(xs[t], deltas[t]) for t in range(len(xs))),
                     "dW_h": sum(np.outer(hs[t], deltas[t]) for t in range(len(xs))),
                     "db": np.sum(deltas, axis=0), "dh0": back}
-    """, why="deltas first, then sums of np.outer; the carry as W_h @ delta"),
-    variant(A, "rnn_backward", "backward-einsum", """
+    """,
+        why="deltas first, then sums of np.outer; the carry as W_h @ delta",
+    ),
+    variant(
+        A,
+        "rnn_backward",
+        "backward-einsum",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             X = np.asarray(xs, dtype=np.float64)
             T, H = X.shape[0], len(h0)
@@ -309,8 +514,14 @@ ENTRIES = [
                 D[t] = (dh_direct[t] + g) * (1.0 - S[t + 1] * S[t + 1])
                 g = np.einsum("h,kh->k", D[t], W_h)
             return dict(dW_x=np.einsum("td,th->dh", X, D), dW_h=np.einsum("tk,th->kh", S[:-1], D), db=D.sum(0), dh0=g)
-    """, why="einsum for the forward pass, the carry and the sums over time"),
-    variant(A, "rnn_backward", "backward-fractions", """
+    """,
+        why="einsum for the forward pass, the carry and the sums over time",
+    ),
+    variant(
+        A,
+        "rnn_backward",
+        "backward-fractions",
+        """
         import math
 
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
@@ -328,8 +539,14 @@ ENTRIES = [
                 carry = Wh.dot(delta)
             as_float = lambda m: np.array(m, dtype=float)
             return {"dW_x": as_float(dWx), "dW_h": as_float(dWh), "db": as_float(db), "dh0": as_float(carry)}
-    """, why="the weights as Fraction object arrays, tanh through math.tanh, floats out"),
-    mistake(A, "rnn_backward", "backward-grads-default-dict", """
+    """,
+        why="the weights as Fraction object arrays, tanh through math.tanh, floats out",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-grads-default-dict",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, cache={}):
             xs = np.asarray(xs, dtype=float)
             hs = [np.asarray(h0, dtype=float)]
@@ -346,8 +563,15 @@ ENTRIES = [
                 db += delta
                 nxt = delta @ W_h.T
             return {"dW_x": dW_x.copy(), "dW_h": dW_h.copy(), "db": db.copy(), "dh0": nxt}
-    """, "gradients_kept_between_calls", why="the gradient accumulators kept in a mutable default dict, never reset between calls"),
-    mistake(A, "rnn_backward", "backward-column-habit", """
+    """,
+        "gradients_kept_between_calls",
+        why="the gradient accumulators kept in a mutable default dict, never reset between calls",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-column-habit",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs = np.asarray(xs, dtype=float)
             hs = [np.asarray(h0, dtype=float)]
@@ -362,8 +586,15 @@ ENTRIES = [
                 db += delta
                 carry = W_h @ delta
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
-    """, "weight_grads_transposed", why="the weight gradients written delta x^T, the column-vector habit of the second text"),
-    mistake(A, "rnn_backward", "backward-dWh-only-transposed", """
+    """,
+        "weight_grads_transposed",
+        why="the weight gradients written delta x^T, the column-vector habit of the second text",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-dWh-only-transposed",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs = np.asarray(xs, dtype=float)
             hs = [np.asarray(h0, dtype=float)]
@@ -378,8 +609,15 @@ ENTRIES = [
                 db += delta
                 carry = delta @ W_h.T
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
-    """, None, why="only dW_h transposed (its shape is square); the column-vector mistake in full is dW_x too"),
-    mistake(A, "rnn_backward", "backward-float32", """
+    """,
+        None,
+        why="only dW_h transposed (its shape is square); the column-vector mistake in full is dW_x too",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-float32",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             f32 = np.float32
             xs, W_x, W_h, b = (np.asarray(v, dtype=f32) for v in (xs, W_x, W_h, b))
@@ -394,9 +632,15 @@ ENTRIES = [
                 db += delta
                 carry = delta @ W_h.T
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
-    """, "float32_precision",
-        why="everything in float32, as a GPU framework's default: off in the eighth digit, against float64's tolerance"),
-    mistake(A, "rnn_backward", "backward-adds-into-dh-direct", """
+    """,
+        "float32_precision",
+        why="everything in float32, as a GPU framework's default: off in the eighth digit, against float64's tolerance",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
+        "backward-adds-into-dh-direct",
+        """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
             xs = np.asarray(xs, dtype=float)
             hs = [np.asarray(h0, dtype=float)]
@@ -412,22 +656,49 @@ ENTRIES = [
                 dW_h += np.outer(hs[t], delta)
                 db += delta
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": delta @ W_h.T}
-    """, None, why="the values are right, but dh_direct is changed in place: the caller's array is not left as it was"),
-    variant(A, "finite_difference_grad", "central-fraction-eps", """
+    """,
+        None,
+        why="the values are right, but dh_direct is changed in place: the caller's array is not left as it was",
+    ),
+    variant(
+        A,
+        "finite_difference_grad",
+        "central-fraction-eps",
+        """
         def finite_difference_grad(f, w, eps=1e-6):
             step, at = Fraction(eps), Fraction(w)
             return (f(at + step) - f(at - step)) / (2 * step)
-    """, why="w and eps taken as the exact Fractions their floats hold"),
-    mistake(A, "finite_difference_grad", "forward-quotient", """
+    """,
+        why="w and eps taken as the exact Fractions their floats hold",
+    ),
+    mistake(
+        A,
+        "finite_difference_grad",
+        "forward-quotient",
+        """
         def finite_difference_grad(f, w, eps=1e-6):
             base = f(w)
             return (f(w + eps) - base) / eps
-    """, "forward_difference", why="a one-sided (forward) difference quotient"),
-    mistake(A, "finite_difference_grad", "backward-quotient", """
+    """,
+        "forward_difference",
+        why="a one-sided (forward) difference quotient",
+    ),
+    mistake(
+        A,
+        "finite_difference_grad",
+        "backward-quotient",
+        """
         def finite_difference_grad(f, w, eps=1e-6):
             return (f(w) - f(w - eps)) * (1 / eps)
-    """, "backward_difference", why="a one-sided difference looking back"),
-    variant(A, "clip_by_global_norm", "clip-hstack-linalg", """
+    """,
+        "backward_difference",
+        why="a one-sided difference looking back",
+    ),
+    variant(
+        A,
+        "clip_by_global_norm",
+        "clip-hstack-linalg",
+        """
         def clip_by_global_norm(grads, max_norm):
             everything = np.hstack([np.asarray(g, dtype=float).ravel() for g in grads])
             total = float(np.linalg.norm(everything))
@@ -438,8 +709,14 @@ ENTRIES = [
                     copy *= max_norm / total
                 out.append(copy)
             return out
-    """, why="np.linalg.norm over one concatenated vector, scaled copies made first"),
-    mistake(A, "clip_by_global_norm", "clip-scales-callers-arrays", """
+    """,
+        why="np.linalg.norm over one concatenated vector, scaled copies made first",
+    ),
+    mistake(
+        A,
+        "clip_by_global_norm",
+        "clip-scales-callers-arrays",
+        """
         def clip_by_global_norm(grads, max_norm):
             norm = np.sqrt(sum(float((np.asarray(g, dtype=float) ** 2).sum()) for g in grads))
             if norm > max_norm:
@@ -449,16 +726,33 @@ ENTRIES = [
                     else:
                         g[...] = np.round(g * (max_norm / norm))
             return [np.array(g, dtype=float) for g in grads]
-    """, None, why="the caller's arrays scaled in place before copies are returned"),
-    mistake(A, "ex_12_7_2", "ex2-second-read-literally", """
+    """,
+        None,
+        why="the caller's arrays scaled in place before copies are returned",
+    ),
+    mistake(
+        A,
+        "ex_12_7_2",
+        "ex2-second-read-literally",
+        """
         def ex_12_7_2(xs, w, target, lr):
             table = bptt_scalar(xs, w, target)
             # 12.8: "the second read also contributes -0.375"
             return {"missing contribution": table["contributions"][1], "w_new": sgd_update(w, table["grad"], lr)}
-    """, "second_read_only", why="12.8's answer taken literally: the second read's contribution, whatever the length"),
-    mistake(A, "ex_12_7_2", "ex2-read-before-last", """
+    """,
+        "second_read_only",
+        why="12.8's answer taken literally: the second read's contribution, whatever the length",
+    ),
+    mistake(
+        A,
+        "ex_12_7_2",
+        "ex2-read-before-last",
+        """
         def ex_12_7_2(xs, w, target, lr):
             table = bptt_scalar(xs, w, target)
             return {"missing contribution": table["contributions"][-2], "w_new": w - lr * table["grad"]}
-    """, None, why="only the read just before the last counted as missing"),
+    """,
+        None,
+        why="only the read just before the last counted as missing",
+    ),
 ]

@@ -2,6 +2,7 @@
 report, its score table, its plots and the grade sheets' headers follow COURSE_LANG.
 
 Everything here runs on small in-memory data (no nbgrader run)."""
+
 from __future__ import annotations
 
 import csv
@@ -16,16 +17,16 @@ from pathlib import Path
 import matplotlib.pyplot as plt
 import pytest
 from matplotlib.text import Text
+
+from autograder import labels
+from autograder.assignments import get
+from autograder.grading.result import CaseOutcome
+from autograder.labels import label
+from autograder.reporting import classdata, report, stats
+from autograder.reporting.classdata import ClassData, Row, Student, Submission
+from autograder.reporting.exports import CANVAS_COLUMNS, export
 from rnnkit import messages
 from rnnkit.messages import _FIELD
-
-from autograder.assignments import get
-from autograder.reporting import classdata, report, stats
-from autograder import labels
-from autograder.reporting.exports import CANVAS_COLUMNS, export
-from autograder.labels import label
-from autograder.reporting.classdata import ClassData, Row, Student, Submission
-from autograder.grading.result import CaseOutcome
 
 REPO = Path(__file__).resolve().parents[2]
 LABELS = Path(labels.__file__).resolve().parent
@@ -68,8 +69,15 @@ def test_chinese_labels_are_written_in_chinese():
 
 def test_every_label_the_code_asks_for_exists():
     known = set(_load("en"))
-    used = set(re.findall(r"""["']((?:report|table)\.[a-z_.]+)["']""", (REPO / "autograder" / "reporting" / "report.py").read_text(encoding="utf-8")))
-    for call in re.findall(r"_header\(([^)]*)\)", (REPO / "autograder" / "reporting" / "exports.py").read_text(encoding="utf-8")):
+    used = set(
+        re.findall(
+            r"""["']((?:report|table)\.[a-z_.]+)["']""",
+            (REPO / "autograder" / "reporting" / "report.py").read_text(encoding="utf-8"),
+        )
+    )
+    for call in re.findall(
+        r"_header\(([^)]*)\)", (REPO / "autograder" / "reporting" / "exports.py").read_text(encoding="utf-8")
+    ):
         used |= {f"export.{name}" for name in re.findall(r"""["'](\w+)["']""", call)}
     assert used and {u for u in used if u.startswith("export.")}
     assert used <= known, sorted(used - known)
@@ -82,7 +90,9 @@ def test_label_follows_course_lang_falls_back_to_english_and_refuses_unknown_ids
     assert label("report.title", course="c1") == "班级报告：c1"
     assert label("report.of_points") == "满分 {points}"  # a field not given stays as written
     real = labels.catalogue
-    monkeypatch.setattr(labels, "catalogue", lambda lang: {k: v for k, v in real(lang).items() if (lang, k) != ("zh", "report.title")})
+    monkeypatch.setattr(
+        labels, "catalogue", lambda lang: {k: v for k, v in real(lang).items() if (lang, k) != ("zh", "report.title")}
+    )
     assert label("report.title", course="c1") == "Class report: c1"
     with pytest.raises(KeyError, match="no.such.label"):
         label("no.such.label")
@@ -116,8 +126,13 @@ def _page(tmp_path, monkeypatch, lang: str) -> str:
 def _headers(page: str) -> list[str]:
     """The text of every table header cell, without the assignment names and the notes under them."""
     cells = re.findall(r"<th[^>]*>(.*?)</th>", page, flags=re.S)
-    return [re.sub(r"<[^>]+>", " ", re.sub(r'<span class="note">.*?</span>', "", cell)).replace(ASSIGNMENT, "").replace("ch12_gates", "").strip()
-            for cell in cells]
+    return [
+        re.sub(r"<[^>]+>", " ", re.sub(r'<span class="note">.*?</span>', "", cell))
+        .replace(ASSIGNMENT, "")
+        .replace("ch12_gates", "")
+        .strip()
+        for cell in cells
+    ]
 
 
 def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
@@ -135,7 +150,14 @@ def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
     for key in english:
         if key.startswith("report.col."):
             assert f">{english[key]}</th>" not in page, key
-    for phrase in ("not submitted", "Per question", "Misconceptions", "Class report", "at full marks", "score distribution"):
+    for phrase in (
+        "not submitted",
+        "Per question",
+        "Misconceptions",
+        "Class report",
+        "at full marks",
+        "score distribution",
+    ):
         assert phrase not in page, phrase
     # the misconception's explanation is the kit's Chinese message
     monkeypatch.setenv("COURSE_LANG", "zh")
@@ -149,7 +171,11 @@ def test_a_chinese_report_is_in_chinese(tmp_path, monkeypatch):
 def test_an_english_report_has_no_chinese(tmp_path, monkeypatch):
     page = _page(tmp_path, monkeypatch, "en")
     assert '<html lang="en">' in page and "<title>Class report: (course id not set)</title>" in page
-    assert "<h3>Per question</h3>" in page and "<li><b>1</b> not submitted</li>" in page and 'title="not submitted"' in page
+    assert (
+        "<h3>Per question</h3>" in page
+        and "<li><b>1</b> not submitted</li>" in page
+        and 'title="not submitted"' in page
+    )
     assert not _CJK.search(page)
 
 
@@ -161,7 +187,7 @@ def test_the_score_table_follows_the_language_and_stays_aligned(monkeypatch):
     assert english[0].split()[:3] == ["student", "assignment", "autograded"] and "misconceptions named" in english[0]
     assert chinese[0].split() == ["学生", "作业", "自动评分", "助教评分", "待人工评分", "检出的误区"]
     for lines in (english, chinese):  # the names line up, a Chinese character two columns wide
-        starts = {_columns(line[:line.rindex("  ") + 2]) for line in lines}
+        starts = {_columns(line[: line.rindex("  ") + 2]) for line in lines}
         assert len(starts) == 1, lines
     assert [line.split()[2:] for line in english[1:]] == [line.split()[2:] for line in chinese[1:]]
 
@@ -196,9 +222,14 @@ def test_a_missing_glyph_is_seen():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_plots_draw_every_glyph(monkeypatch, lang):
     monkeypatch.setenv("COURSE_LANG", lang)
-    found = [stats.MisconceptionStats(MISTAKE, messages.text(f"mistake.{MISTAKE}"), ("ann", "bob"), (("q1", 2),)),
-             stats.MisconceptionStats("other_mistake", "", ("bob",), (("q2", 1),))]
-    figures = [report.histogram_figure(ASSIGNMENT, [0.5, 2.0, 3.0, 4.0], 4.0), report.misconception_figure(ASSIGNMENT, found)]
+    found = [
+        stats.MisconceptionStats(MISTAKE, messages.text(f"mistake.{MISTAKE}"), ("ann", "bob"), (("q1", 2),)),
+        stats.MisconceptionStats("other_mistake", "", ("bob",), (("q2", 1),)),
+    ]
+    figures = [
+        report.histogram_figure(ASSIGNMENT, [0.5, 2.0, 3.0, 4.0], 4.0),
+        report.misconception_figure(ASSIGNMENT, found),
+    ]
     try:
         for figure in figures:
             assert _missing_glyphs(figure) == []
@@ -214,14 +245,27 @@ def test_the_plots_draw_every_glyph(monkeypatch, lang):
 
 
 def _class() -> ClassData:
-    rows = [Row("ann", "a1", "q1", 1.0, 2.0, ["m1"], [CaseOutcome("c1", True, True), CaseOutcome("c2", False, False)]), Row("ann", "a1", "q2", 2.0, 2.0),
-            Row("bob", "a1", "q1", 2.0, 2.0), Row("bob", "a1", "q2", 0.0, 2.0), Row("bob", "a2", "q1", 3.0, 3.0)]
-    return ClassData("c1", ["a1", "a2"], {"a1": 4.0, "a2": 3.0}, {"a1": "2025-03-01 00:00:00", "a2": ""},
-                     {"a1": [("q1", 2.0), ("q2", 2.0)], "a2": [("q1", 3.0)]},
-                     [Student("ann", "Ann", "Lee", "ann@example.org"), Student("bob")],
-                     {("a1", "ann"): Submission("ann", "a1", 3.0, 0.5, 4.0, "2025-03-02 10:00:00"),
-                      ("a1", "bob"): Submission("bob", "a1", 2.0, 0.0, 4.0, "2025-02-28 10:00:00"),
-                      ("a2", "bob"): Submission("bob", "a2", 3.0, 0.0, 3.0, "2025-03-05 10:00:00")}, rows)
+    rows = [
+        Row("ann", "a1", "q1", 1.0, 2.0, ["m1"], [CaseOutcome("c1", True, True), CaseOutcome("c2", False, False)]),
+        Row("ann", "a1", "q2", 2.0, 2.0),
+        Row("bob", "a1", "q1", 2.0, 2.0),
+        Row("bob", "a1", "q2", 0.0, 2.0),
+        Row("bob", "a2", "q1", 3.0, 3.0),
+    ]
+    return ClassData(
+        "c1",
+        ["a1", "a2"],
+        {"a1": 4.0, "a2": 3.0},
+        {"a1": "2025-03-01 00:00:00", "a2": ""},
+        {"a1": [("q1", 2.0), ("q2", 2.0)], "a2": [("q1", 3.0)]},
+        [Student("ann", "Ann", "Lee", "ann@example.org"), Student("bob")],
+        {
+            ("a1", "ann"): Submission("ann", "a1", 3.0, 0.5, 4.0, "2025-03-02 10:00:00"),
+            ("a1", "bob"): Submission("bob", "a1", 2.0, 0.0, 4.0, "2025-02-28 10:00:00"),
+            ("a2", "bob"): Submission("bob", "a2", 3.0, 0.0, 3.0, "2025-03-05 10:00:00"),
+        },
+        rows,
+    )
 
 
 def _sheet(path: Path) -> list[list[str]]:
@@ -230,28 +274,143 @@ def _sheet(path: Path) -> list[list[str]]:
 
 
 CHINESE_HEADERS = {
-    "grades": ["作业", "截止时间", "提交时间", "学号", "姓", "名", "邮箱", "已提交", "状态", "第几次提交", "提交次数", "迟交天数",
-               "抵用的迟交天数", "原始分", "迟交罚分", "最终成绩", "待人工评分的分值", "满分", "原因"],
-    "scores": ["学号", "姓", "名", "邮箱", "a1", "a2", "总分", "满分合计", "待人工评分的分值", "未提交的作业", "已收到未评分的作业",
-               "被拒收的作业", "迟交的作业", "a1 原始分", "a2 原始分", "a1 迟交罚分", "a2 迟交罚分", "a1 待人工评分的分值",
-               "a2 待人工评分的分值"],
+    "grades": [
+        "作业",
+        "截止时间",
+        "提交时间",
+        "学号",
+        "姓",
+        "名",
+        "邮箱",
+        "已提交",
+        "状态",
+        "第几次提交",
+        "提交次数",
+        "迟交天数",
+        "抵用的迟交天数",
+        "原始分",
+        "迟交罚分",
+        "最终成绩",
+        "待人工评分的分值",
+        "满分",
+        "原因",
+    ],
+    "scores": [
+        "学号",
+        "姓",
+        "名",
+        "邮箱",
+        "a1",
+        "a2",
+        "总分",
+        "满分合计",
+        "待人工评分的分值",
+        "未提交的作业",
+        "已收到未评分的作业",
+        "被拒收的作业",
+        "迟交的作业",
+        "a1 原始分",
+        "a2 原始分",
+        "a1 迟交罚分",
+        "a2 迟交罚分",
+        "a1 待人工评分的分值",
+        "a2 待人工评分的分值",
+    ],
     "canvas": [*CANVAS_COLUMNS, "a1", "a2"],
     "questions": ["作业", "学号", "题目编号", "得分", "满分", "误区", "通过用例数", "用例数"],
-    "question_stats": ["作业", "题目编号", "满分", "提交数", "平均分", "满分人数", "满分比例", "零分人数", "失分", "未归入已知误区的失分", "未归入已知误区的失分人数", "尚未开始的失分", "尚未开始的人数",
-                       "待人工评分的分值", "待人工评分的人数", "得分率", "区分度"],
+    "question_stats": [
+        "作业",
+        "题目编号",
+        "满分",
+        "提交数",
+        "平均分",
+        "满分人数",
+        "满分比例",
+        "零分人数",
+        "失分",
+        "未归入已知误区的失分",
+        "未归入已知误区的失分人数",
+        "尚未开始的失分",
+        "尚未开始的人数",
+        "待人工评分的分值",
+        "待人工评分的人数",
+        "得分率",
+        "区分度",
+    ],
 }
 ENGLISH_HEADERS = {
-    "grades": ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email", "submitted", "state",
-               "attempt", "attempts", "days_late", "late_days_used", "raw_score", "late_submission_penalty", "final_score",
-               "points_awaiting_ta", "max_score", "reason"],
-    "scores": ["student_id", "last_name", "first_name", "email", "a1", "a2", "total", "max_total", "points_awaiting_ta",
-               "not_submitted", "received", "refused", "late", "a1 raw_score", "a2 raw_score", "a1 late_submission_penalty",
-               "a2 late_submission_penalty", "a1 points_awaiting_ta", "a2 points_awaiting_ta"],
+    "grades": [
+        "assignment",
+        "duedate",
+        "timestamp",
+        "student_id",
+        "last_name",
+        "first_name",
+        "email",
+        "submitted",
+        "state",
+        "attempt",
+        "attempts",
+        "days_late",
+        "late_days_used",
+        "raw_score",
+        "late_submission_penalty",
+        "final_score",
+        "points_awaiting_ta",
+        "max_score",
+        "reason",
+    ],
+    "scores": [
+        "student_id",
+        "last_name",
+        "first_name",
+        "email",
+        "a1",
+        "a2",
+        "total",
+        "max_total",
+        "points_awaiting_ta",
+        "not_submitted",
+        "received",
+        "refused",
+        "late",
+        "a1 raw_score",
+        "a2 raw_score",
+        "a1 late_submission_penalty",
+        "a2 late_submission_penalty",
+        "a1 points_awaiting_ta",
+        "a2 points_awaiting_ta",
+    ],
     "canvas": ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "a1", "a2"],
-    "questions": ["assignment", "student_id", "grade_id", "score", "max_score", "misconceptions", "cases_passed", "cases"],
-    "question_stats": ["assignment", "grade_id", "max_score", "submissions", "mean", "full_marks", "full_marks_share", "zeros",
-                       "points_lost", "points_lost_uncatalogued", "students_uncatalogued", "points_lost_not_started",
-                       "students_not_started", "points_awaiting_ta", "students_awaiting_ta", "facility", "discrimination"],
+    "questions": [
+        "assignment",
+        "student_id",
+        "grade_id",
+        "score",
+        "max_score",
+        "misconceptions",
+        "cases_passed",
+        "cases",
+    ],
+    "question_stats": [
+        "assignment",
+        "grade_id",
+        "max_score",
+        "submissions",
+        "mean",
+        "full_marks",
+        "full_marks_share",
+        "zeros",
+        "points_lost",
+        "points_lost_uncatalogued",
+        "students_uncatalogued",
+        "points_lost_not_started",
+        "students_not_started",
+        "points_awaiting_ta",
+        "students_awaiting_ta",
+        "facility",
+        "discrimination",
+    ],
 }
 SHEETS = ("grades", "scores", "canvas", "questions", "question_stats")
 
@@ -270,13 +429,110 @@ def test_the_sheets_have_headers_in_the_course_language_and_the_same_values(tmp_
     assert written["en"]["canvas"].read_bytes() == written["zh"]["canvas"].read_bytes()
     grades = _sheet(written["zh"]["grades"])
     assert grades[1:] == [
-        ["a1", "2025-03-01 00:00:00", "2025-03-02 10:00:00", "ann", "Lee", "Ann", "ann@example.org", "yes", "graded", "", "0", "0",
-         "0", "3.00", "0.50", "2.50", "0.00", "4.00", ""],
-        ["a1", "2025-03-01 00:00:00", "2025-02-28 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "2.00", "0.00",
-         "2.00", "0.00", "4.00", ""],
-        ["a2", "", "", "ann", "Lee", "Ann", "ann@example.org", "no", "not_submitted", "", "0", "0", "0", "0.00", "0.00", "0.00",
-         "0.00", "3.00", ""],
-        ["a2", "", "2025-03-05 10:00:00", "bob", "", "", "", "yes", "graded", "", "0", "0", "0", "3.00", "0.00", "3.00", "0.00", "3.00", ""]]
-    assert _sheet(written["zh"]["scores"])[1] == ["ann", "Lee", "Ann", "ann@example.org", "2.50", "", "2.50", "7.00", "0.00", "a2", "",
-                                                  "", "a1", "3.00", "", "0.50", "", "0.00", ""]
+        [
+            "a1",
+            "2025-03-01 00:00:00",
+            "2025-03-02 10:00:00",
+            "ann",
+            "Lee",
+            "Ann",
+            "ann@example.org",
+            "yes",
+            "graded",
+            "",
+            "0",
+            "0",
+            "0",
+            "3.00",
+            "0.50",
+            "2.50",
+            "0.00",
+            "4.00",
+            "",
+        ],
+        [
+            "a1",
+            "2025-03-01 00:00:00",
+            "2025-02-28 10:00:00",
+            "bob",
+            "",
+            "",
+            "",
+            "yes",
+            "graded",
+            "",
+            "0",
+            "0",
+            "0",
+            "2.00",
+            "0.00",
+            "2.00",
+            "0.00",
+            "4.00",
+            "",
+        ],
+        [
+            "a2",
+            "",
+            "",
+            "ann",
+            "Lee",
+            "Ann",
+            "ann@example.org",
+            "no",
+            "not_submitted",
+            "",
+            "0",
+            "0",
+            "0",
+            "0.00",
+            "0.00",
+            "0.00",
+            "0.00",
+            "3.00",
+            "",
+        ],
+        [
+            "a2",
+            "",
+            "2025-03-05 10:00:00",
+            "bob",
+            "",
+            "",
+            "",
+            "yes",
+            "graded",
+            "",
+            "0",
+            "0",
+            "0",
+            "3.00",
+            "0.00",
+            "3.00",
+            "0.00",
+            "3.00",
+            "",
+        ],
+    ]
+    assert _sheet(written["zh"]["scores"])[1] == [
+        "ann",
+        "Lee",
+        "Ann",
+        "ann@example.org",
+        "2.50",
+        "",
+        "2.50",
+        "7.00",
+        "0.00",
+        "a2",
+        "",
+        "",
+        "a1",
+        "3.00",
+        "",
+        "0.50",
+        "",
+        "0.00",
+        "",
+    ]
     assert _sheet(written["zh"]["questions"])[1] == ["a1", "ann", "q1", "1.00", "2.00", "m1", "1", "2"]

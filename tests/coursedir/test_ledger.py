@@ -1,6 +1,7 @@
 """The submission ledger (`autograder.coursedir.ledger`): an attempt is a set of handed-in bytes, its
 time the first time they came; receipts are never changed; a student's claimed time is kept only where
 it differs; the arrival time is the one no student can set back; the latest extension holds."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -17,8 +18,12 @@ from autograder.grading.worker import nbgrader_env
 
 UTC = dt.timezone.utc
 T0 = dt.datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
-NOTEBOOK = {"cells": [{"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": []}],
-            "metadata": {"kernelspec": {"name": "python3"}}, "nbformat": 4, "nbformat_minor": 5}
+NOTEBOOK = {
+    "cells": [{"cell_type": "code", "source": "x = 1", "metadata": {}, "outputs": []}],
+    "metadata": {"kernelspec": {"name": "python3"}},
+    "nbformat": 4,
+    "nbformat_minor": 5,
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +62,9 @@ def test_a_fresh_gradebook_has_an_empty_ledger(tmp_path, monkeypatch):
     assert ledger.receipts() == [] and ledger.extensions() == {}
 
 
-@pytest.mark.parametrize("change", [{"metadata": {"widgets": {}}}, {"secret": "other"}], ids=["notebook metadata", "secret"])
+@pytest.mark.parametrize(
+    "change", [{"metadata": {"widgets": {}}}, {"secret": "other"}], ids=["notebook metadata", "secret"]
+)
 def test_an_attempt_is_a_set_of_bytes(ledger, tmp_path, change):
     """The same bytes are the same receipt; other bytes the next attempt; the first bytes again attempt 1, first received at once."""
     folder = hand_in(tmp_path / "in")
@@ -89,25 +96,30 @@ def test_a_file_not_carried_does_not_change_the_digest(ledger, tmp_path):
 def test_the_receipts_table_is_append_only(ledger, db, tmp_path):
     receipt = ledger.receive("a", "s", hand_in(tmp_path / "in"), source="exchange", received=T0)
     with sqlite3.connect(db) as connection:
-        for statement in ("UPDATE course_receipts SET received = '2027-01-01T00:00:00+00:00'",
-                          "DELETE FROM course_receipts"):
+        for statement in (
+            "UPDATE course_receipts SET received = '2027-01-01T00:00:00+00:00'",
+            "DELETE FROM course_receipts",
+        ):
             with pytest.raises(sqlite3.DatabaseError, match="append-only"):
                 connection.execute(statement)
     assert ledger.receipts() == [receipt]
 
 
-@pytest.mark.parametrize("claimed, kept", [
-    ("2027-03-01 12:00:00.123456 UTC", None),  # nbgrader's own timestamp.txt
-    ("2027-03-01T12:00:59+00:00", None),
-    ("2027-03-01 13:00:30+01:00", None),
-    ("2027-03-01 12:00:30", None),  # no zone: UTC
-    ("2027-03-01 11:58:59.999 UTC", "2027-03-01 11:58:59.999 UTC"),
-    ("2027-02-01T12:00:00+00:00", "2027-02-01T12:00:00+00:00"),
-    ("handed in on time, honest", "handed in on time, honest"),
-    ("9" * 500, "9" * 128),
-    ("", None),
-    (None, None),
-])
+@pytest.mark.parametrize(
+    "claimed, kept",
+    [
+        ("2027-03-01 12:00:00.123456 UTC", None),  # nbgrader's own timestamp.txt
+        ("2027-03-01T12:00:59+00:00", None),
+        ("2027-03-01 13:00:30+01:00", None),
+        ("2027-03-01 12:00:30", None),  # no zone: UTC
+        ("2027-03-01 11:58:59.999 UTC", "2027-03-01 11:58:59.999 UTC"),
+        ("2027-02-01T12:00:00+00:00", "2027-02-01T12:00:00+00:00"),
+        ("handed in on time, honest", "handed in on time, honest"),
+        ("9" * 500, "9" * 128),
+        ("", None),
+        (None, None),
+    ],
+)
 def test_a_claimed_time_is_kept_where_it_differs_by_more_than_a_minute(ledger, tmp_path, claimed, kept):
     receipt = ledger.receive("a", "s", hand_in(tmp_path / "in"), source="exchange", received=T0, claimed=claimed)
     assert receipt.claimed == kept and ledger.receipts()[0].claimed == kept
@@ -140,7 +152,10 @@ def test_the_latest_extension_holds_and_a_revoked_one_is_not_in_force(ledger):
     ledger.extend("a", "t", until, "ill")
     assert ledger.extensions()[("a", "s")].until == until
     ledger.extend("a", "s", T0 + dt.timedelta(days=1), "shortened")
-    assert (ledger.extensions()[("a", "s")].until, ledger.extensions()[("a", "s")].reason) == (T0 + dt.timedelta(days=1), "shortened")
+    assert (ledger.extensions()[("a", "s")].until, ledger.extensions()[("a", "s")].reason) == (
+        T0 + dt.timedelta(days=1),
+        "shortened",
+    )
     ledger.extend("a", "s", None, "revoked")
     assert set(ledger.extensions()) == {("a", "t")}
     ledger.extend("a", "s", until, "granted again")

@@ -2,6 +2,7 @@
 private at any umask, a command stops with one line naming the `chmod` where other accounts could
 read or enter what the course keeps, a secret restored 0644 is refused, and `SHARED_HOST = False` or
 `TA_GROUP` say who else may read. The real-account test reads the course as another user would."""
+
 from __future__ import annotations
 
 import grp
@@ -28,20 +29,25 @@ A = "ch12_bptt"
 
 def _cli(root: Path, *args: str, umask: int = 0o022) -> subprocess.CompletedProcess:
     """`python -m autograder` as an instructor types it, from a shell whose umask is `umask`."""
-    return subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True,
-                          umask=umask)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True, umask=umask
+    )
 
 
 def _nbgrader(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "nbgrader"), *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True,
-                          umask=0o022)
+    return subprocess.run(
+        [str(BIN / "nbgrader"), *args], cwd=root, env=nbgrader_env(), capture_output=True, text=True, umask=0o022
+    )
 
 
 def _open(path: Path) -> list[tuple[str, str]]:
     """(path below `path`, mode) of every file and folder there that others or any group may use (a
     link's own mode means nothing: the hostile students' links are there, pointing into the course)."""
-    return [(str(p.relative_to(path)), stat.filemode(p.lstat().st_mode)) for p in [path, *path.rglob("*")]
-            if "exchange" not in p.relative_to(path).parts and not p.is_symlink() and privacy.is_open(p.lstat(), None)]
+    return [
+        (str(p.relative_to(path)), stat.filemode(p.lstat().st_mode))
+        for p in [path, *path.rglob("*")]
+        if "exchange" not in p.relative_to(path).parts and not p.is_symlink() and privacy.is_open(p.lstat(), None)
+    ]
 
 
 def _setting(root: Path, line: str) -> None:
@@ -79,8 +85,21 @@ def _opened(course: Path, kept: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("kept", ["", "gradebook.db", "course_secret", "source", "solutions", "submitted", "autograded",
-                                  "feedback", "exports", "reports"])
+@pytest.mark.parametrize(
+    "kept",
+    [
+        "",
+        "gradebook.db",
+        "course_secret",
+        "source",
+        "solutions",
+        "submitted",
+        "autograded",
+        "feedback",
+        "exports",
+        "reports",
+    ],
+)
 def test_each_of_what_the_course_keeps_opened_to_others_is_named_with_the_chmod(course, kept):
     """Each of what the course keeps, opened to other users, is named with its mode and the exact
     command that closes it, and that command makes the course usable again."""
@@ -88,7 +107,9 @@ def test_each_of_what_the_course_keeps_opened_to_others_is_named_with_the_chmod(
     with pytest.raises(privacy.Exposed) as refused:
         privacy.enter(course, config.load(course))
     line = str(refused.value)
-    assert "\n" not in line and f"{path} ({stat.filemode(path.stat().st_mode)})" in line and "chmod -R go-rwx" in line, line
+    assert (
+        "\n" not in line and f"{path} ({stat.filemode(path.stat().st_mode)})" in line and "chmod -R go-rwx" in line
+    ), line
     subprocess.run(line.split("`")[1], shell=True, check=True)
     privacy.enter(course, config.load(course))
     assert _open(course) == []
@@ -159,8 +180,10 @@ def test_the_remedy_closes_the_root_and_whatever_lies_outside_it(tmp_path):
     """Where the root is open, one recursive chmod of it, and of what lies outside it (a gradebook
     elsewhere), is the remedy."""
     root, outside = tmp_path / "course", tmp_path / "elsewhere.db"
-    assert privacy.remedy([root, root / "source", outside], root, Settings()) == \
-        f"chmod -R go-rwx {shlex.quote(str(root))} {shlex.quote(str(outside))}"
+    assert (
+        privacy.remedy([root, root / "source", outside], root, Settings())
+        == f"chmod -R go-rwx {shlex.quote(str(root))} {shlex.quote(str(outside))}"
+    )
 
 
 def test_another_account_reads_nothing_of_a_course_made_at_the_default_umask():
@@ -175,7 +198,13 @@ def test_another_account_reads_nothing_of_a_course_made_at_the_default_umask():
             assert result.returncode == 0, result.stdout + result.stderr
         other = User("rnnneighbour", area)
         assert other.run("ls", str(root)).returncode != 0
-        for kept in ("gradebook.db", "course_secret", f"source/{A}/{A}.ipynb", f"solutions/{A}.py", "exports/grades.csv",
-                     "reports/class-report.html"):
+        for kept in (
+            "gradebook.db",
+            "course_secret",
+            f"source/{A}/{A}.ipynb",
+            f"solutions/{A}.py",
+            "exports/grades.csv",
+            "reports/class-report.html",
+        ):
             assert (root / kept).is_file(), kept
             assert not other.can_read(root / kept), kept

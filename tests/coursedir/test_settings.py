@@ -1,15 +1,16 @@
 """course_config.py read once into one typed object (`autograder.coursedir.settings.Settings`): defaults in one
 place, a value the course cannot use stopped with a message that names it; course_config.py's comments
 are the descriptions declared there, and the limits of student code their defaults in the kit's `Limits`."""
+
 import ast
 import itertools
 from dataclasses import fields
 
 import pytest
-from rnnkit.jail.limits import Limits
 
 from autograder.coursedir import config
 from autograder.coursedir.settings import Settings, SettingsError
+from rnnkit.jail.limits import Limits
 
 from ..conftest import REPO
 
@@ -27,13 +28,16 @@ def test_a_setting_left_out_takes_its_default(tmp_path):
     assert settings.COURSE_ID == "c" and settings.WORKERS == Settings.WORKERS == 2 and settings.POINTS == {}
 
 
-@pytest.mark.parametrize("line, named", [
-    ('MEMORY_LIMIT_MB = "2G"', "MEMORY_LIMIT_MB must be int, not '2G'"),
-    ("HIDDEN_CASES = True", "HIDDEN_CASES must be int, not True"),
-    ("CALL_TIMEOUT = None", "CALL_TIMEOUT must be int or float, not None"),
-    ('COURSE_LANG = "fr"', "COURSE_LANG is 'fr'; it must be one of: en, zh"),
-    ('FEEDBACK_SHOWS_EXPECTED = "later"', "it must be one of: public, never, after_due, always"),
-])
+@pytest.mark.parametrize(
+    "line, named",
+    [
+        ('MEMORY_LIMIT_MB = "2G"', "MEMORY_LIMIT_MB must be int, not '2G'"),
+        ("HIDDEN_CASES = True", "HIDDEN_CASES must be int, not True"),
+        ("CALL_TIMEOUT = None", "CALL_TIMEOUT must be int or float, not None"),
+        ('COURSE_LANG = "fr"', "COURSE_LANG is 'fr'; it must be one of: en, zh"),
+        ('FEEDBACK_SHOWS_EXPECTED = "later"', "it must be one of: public, never, after_due, always"),
+    ],
+)
 def test_a_value_the_course_cannot_use_is_named(tmp_path, line, named):
     (tmp_path / "course_config.py").write_text(line + "\n")
     with pytest.raises(SettingsError, match=named.replace("(", r"\(").replace(")", r"\)")):
@@ -47,7 +51,7 @@ def _comments(path) -> dict[str, str]:
     for node in ast.parse("\n".join(lines)).body:
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-            above = list(itertools.takewhile(lambda line: line.startswith("#: "), reversed(lines[:node.lineno - 1])))
+            above = list(itertools.takewhile(lambda line: line.startswith("#: "), reversed(lines[: node.lineno - 1])))
             found[target.id] = " ".join(line[3:] for line in reversed(above))
     return found
 

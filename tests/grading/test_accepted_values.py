@@ -6,6 +6,7 @@ go through `rnnkit.checking.run_cases`, which reads every result as the grader d
 verdicts agree on every value: namedtuples, mappings, numpy scalars and arrays, and hostile
 subclasses, which are read by their base type's data only.
 """
+
 import json
 import re
 import typing
@@ -18,13 +19,13 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autograder.assignments import get
+from autograder.grading import checks
 from rnnkit import codec
 from rnnkit.checking import Case, Rules, StudentFailure, run_cases
 from rnnkit.compare import Real
 from rnnkit.selfcheck import selfcheck
 
-from autograder.grading import checks
-from autograder.assignments import get
 from ..attempts import attempt
 
 ch11_rnn_state, ch12_bptt, ch12_gates = (get(name).solution() for name in ("ch11_rnn_state", "ch12_bptt", "ch12_gates"))
@@ -32,22 +33,25 @@ ch11_rnn_state, ch12_bptt, ch12_gates = (get(name).solution() for name in ("ch11
 
 def through_codec(fn):
     """`fn` as the grader calls it: the runner encodes the result, JSON carries it, the grader decodes it."""
+
     def remote(*args, **kwargs):
         value = fn(*args, **kwargs)
         try:  # an unreadable value is a failure on either side (rnnkit.runner._call, autograder.sandbox.session.RemoteFunction)
             return codec.from_plain(json.loads(json.dumps(codec.to_plain(value), allow_nan=False)))
         except codec.CodecError as error:
             raise StudentFailure("check.unreadable_result", detail=str(error)) from None
+
     return remote
 
 
 def verdicts(value, expected, rules=Rules()):
     """(the self-check's, the grader's) outcome for a function returning `value` where `expected` is right."""
+
     def returns():
         return value
 
     def outcome(fn):
-        result, = run_cases("test", "answer", fn, [(Case(label="case"), True, expected)], rules, timeout=0).results
+        (result,) = run_cases("test", "answer", fn, [(Case(label="case"), True, expected)], rules, timeout=0).results
         return result.ok, result.message
 
     return outcome(returns), outcome(through_codec(returns))
@@ -67,7 +71,9 @@ def both_reports(assignment, name, fn):
     """The notebook's self-check of `fn` (public cases, in process) and the grader's report (public and
     hidden cases, the result through the codec)."""
     check = get(assignment).check(name)
-    return selfcheck(assignment, name, fn), checks.grade(get(assignment), check, through_codec(fn), attempt=attempt("s1"), hidden=3, timeout=0, points=1)
+    return selfcheck(assignment, name, fn), checks.grade(
+        get(assignment), check, through_codec(fn), attempt=attempt("s1"), hidden=3, timeout=0, points=1
+    )
 
 
 def assert_full_marks(assignment, name, fn):
@@ -78,7 +84,9 @@ def assert_full_marks(assignment, name, fn):
 
 def test_a_namedtuple_from_lstm_cell_update_earns_its_points():
     LSTMOut = namedtuple("LSTMOut", "c h")
-    assert_full_marks("ch12_gates", "lstm_cell_update", lambda *args, **kwargs: LSTMOut(*ch12_gates.lstm_cell_update(*args, **kwargs)))
+    assert_full_marks(
+        "ch12_gates", "lstm_cell_update", lambda *args, **kwargs: LSTMOut(*ch12_gates.lstm_cell_update(*args, **kwargs))
+    )
 
 
 def test_a_typing_namedtuple_from_lstm_step_earns_its_points():
@@ -91,7 +99,9 @@ def test_a_typing_namedtuple_from_lstm_step_earns_its_points():
 
 
 def test_a_defaultdict_from_bptt_scalar_earns_its_points():
-    assert_full_marks("ch12_bptt", "bptt_scalar", lambda *args, **kwargs: defaultdict(list, ch12_bptt.bptt_scalar(*args, **kwargs)))
+    assert_full_marks(
+        "ch12_bptt", "bptt_scalar", lambda *args, **kwargs: defaultdict(list, ch12_bptt.bptt_scalar(*args, **kwargs))
+    )
 
 
 def test_an_ordered_dict_per_step_from_run_rnn_earns_its_points():
@@ -122,19 +132,36 @@ def test_what_the_codec_makes_of_each_accepted_kind():
     Point = namedtuple("Point", "x y")
     assert type(codec.plain(Point(1, 2))) is tuple and codec.plain(Point(1, 2)) == (1, 2)
     assert type(codec.plain(OrderedDict(a=1))) is dict and type(codec.plain(defaultdict(int, a=1))) is dict
-    for value, kind in [(np.str_("red"), str), (np.bool_(True), bool), (np.int8(-3), int), (np.uint64(2**64 - 1), int),
-                        (np.float32(0.5), float), (np.float16(0.5), float), (np.longdouble(0.5), float)]:
+    for value, kind in [
+        (np.str_("red"), str),
+        (np.bool_(True), bool),
+        (np.int8(-3), int),
+        (np.uint64(2**64 - 1), int),
+        (np.float32(0.5), float),
+        (np.float16(0.5), float),
+        (np.longdouble(0.5), float),
+    ]:
         assert type(codec.plain(value)) is kind and codec.plain(value) == value
     assert codec.plain(sp.Rational(1, 3)) == Fraction(1, 3) and type(codec.plain(sp.Float(0.5))) is float
     assert codec.plain(np.array(["red", "blue"])).tolist() == ["red", "blue"]
     assert codec.plain(np.array([2**64 - 1], dtype=np.uint64)).tolist() == [2**64 - 1]
 
 
-@pytest.mark.parametrize("value, named", [
-    (1j, "complex"), (np.complex128(1), "complex128"), (b"red", "bytes"), (object(), "object"),
-    (np.datetime64("2020-01-01"), "datetime64"), (2**20_000, "10000 bits"), (Fraction(1, 2**20_000), "10000 bits"),
-    (np.array([1j]), "complex128"), (Real("0.5"), "$real"),
-], ids=lambda value: type(value).__name__)
+@pytest.mark.parametrize(
+    "value, named",
+    [
+        (1j, "complex"),
+        (np.complex128(1), "complex128"),
+        (b"red", "bytes"),
+        (object(), "object"),
+        (np.datetime64("2020-01-01"), "datetime64"),
+        (2**20_000, "10000 bits"),
+        (Fraction(1, 2**20_000), "10000 bits"),
+        (np.array([1j]), "complex128"),
+        (Real("0.5"), "$real"),
+    ],
+    ids=lambda value: type(value).__name__,
+)
 def test_anything_else_fails_its_case_with_its_type_named(value, named):
     own, graded = verdicts(value, Fraction(1, 2))
     assert own == graded and not own[0] and named in own[1]
@@ -272,7 +299,10 @@ HOSTILE = {
     "float whose __float__, __eq__ and __sub__ lie": (LyingFloat(0.1), Fraction(1, 2)),
     "int whose __eq__ and __int__ lie": (LyingInt(7), 3),
     "float64 whose __float__ lies": (LyingFloat64(0.1), Fraction(1, 2)),
-    "array whose tolist and indexing lie": (np.zeros(2).view(LyingArray), np.array([Fraction(1, 2), Fraction(1, 4)], dtype=object)),
+    "array whose tolist and indexing lie": (
+        np.zeros(2).view(LyingArray),
+        np.array([Fraction(1, 2), Fraction(1, 4)], dtype=object),
+    ),
     "Fraction equal to everything": (Everything(1), Fraction(1, 2)),
     "SymPy look-alike": (FakeSympy(), Fraction(1, 2)),
 }
@@ -284,8 +314,17 @@ def test_a_hostile_subclass_earns_nothing_in_either_verdict(name):
     assert not agree(value, expected)
 
 
-@pytest.mark.parametrize("value, data", [(LyingTuple((0, 0)), (0, 0)), (LyingDict(loss=0), {"loss": 0}), (WeirdStr("blue"), "blue"),
-                                         (LyingFloat(0.1), 0.1), (LyingInt(7), 7), (LyingFloat64(0.1), 0.1)])
+@pytest.mark.parametrize(
+    "value, data",
+    [
+        (LyingTuple((0, 0)), (0, 0)),
+        (LyingDict(loss=0), {"loss": 0}),
+        (WeirdStr("blue"), "blue"),
+        (LyingFloat(0.1), 0.1),
+        (LyingInt(7), 7),
+        (LyingFloat64(0.1), 0.1),
+    ],
+)
 def test_a_subclass_is_read_by_its_base_type_data(value, data):
     read = codec.plain(value)
     assert type(read) is type(data) and read == data
@@ -306,26 +345,59 @@ def number_pairs(draw):
     kind = draw(st.sampled_from(["fraction", "int", "real", "odd"]))
     if kind == "fraction":
         f = draw(small)
-        forms = [(f, True), (sp.Rational(f.numerator, f.denominator), True), (float(f), True), (np.float64(f), True),
-                 (np.float32(f), False), (f + 1, False)]
+        forms = [
+            (f, True),
+            (sp.Rational(f.numerator, f.denominator), True),
+            (float(f), True),
+            (np.float64(f), True),
+            (np.float32(f), False),
+            (f + 1, False),
+        ]
         value, sound = draw(st.sampled_from(forms))
         return value, f, sound
     if kind == "int":
         n = draw(st.integers(-100, 100))
-        forms = [(n, True), (np.int64(n), True), (np.int16(n), True), (sp.Integer(n), True), (Fraction(n), True),
-                 (float(n), True), (np.float64(n), True), (n + 1, False)]
+        forms = [
+            (n, True),
+            (np.int64(n), True),
+            (np.int16(n), True),
+            (sp.Integer(n), True),
+            (Fraction(n), True),
+            (float(n), True),
+            (np.float64(n), True),
+            (n + 1, False),
+        ]
         if n >= 0:
             forms.append((np.uint8(n), True))
         value, sound = draw(st.sampled_from(forms))
         return value, draw(st.sampled_from([n, Fraction(n)])), sound
     if kind == "real":
         x = draw(finite)
-        value, sound = draw(st.sampled_from([(x, True), (np.float64(x), True), (sp.Float(x), True), (np.float32(x), False)]))
+        value, sound = draw(
+            st.sampled_from([(x, True), (np.float64(x), True), (sp.Float(x), True), (np.float32(x), False)])
+        )
         return value, Real(repr(x)), sound
-    odd = draw(st.sampled_from([
-        huge, st.fractions(min_value=-1, max_value=1, max_denominator=10**400), st.sampled_from([float("nan"), float("inf"), -float("inf")]),
-        st.sampled_from([1j, b"x", None, np.complex64(1), np.datetime64(1, "D"), Everything(1), LyingInt(1), LyingFloat(0.5)]),
-    ]))
+    odd = draw(
+        st.sampled_from(
+            [
+                huge,
+                st.fractions(min_value=-1, max_value=1, max_denominator=10**400),
+                st.sampled_from([float("nan"), float("inf"), -float("inf")]),
+                st.sampled_from(
+                    [
+                        1j,
+                        b"x",
+                        None,
+                        np.complex64(1),
+                        np.datetime64(1, "D"),
+                        Everything(1),
+                        LyingInt(1),
+                        LyingFloat(0.5),
+                    ]
+                ),
+            ]
+        )
+    )
     return odd, draw(small | st.just(Real("0.75"))), False
 
 
@@ -357,7 +429,9 @@ def containers(draw, children):
     pairs = draw(st.lists(children, max_size=4))
     values, refs = [v for v, _, _ in pairs], [r for _, r, _ in pairs]
     sound = all(s for _, _, s in pairs)
-    shape = draw(st.sampled_from(["list", "tuple", "namedtuple", "NamedTuple", "dict", "OrderedDict", "defaultdict", "array"]))
+    shape = draw(
+        st.sampled_from(["list", "tuple", "namedtuple", "NamedTuple", "dict", "OrderedDict", "defaultdict", "array"])
+    )
     if shape in ("list", "tuple", "array"):
         array = numbers_as_array(values) if shape == "array" else None
         if array is not None and all(isinstance(r, Fraction) for r in refs):
@@ -388,7 +462,10 @@ def test_the_self_check_and_the_grader_give_the_same_verdict(pair, rule):
 
 choices = st.sampled_from(["a", "b"])
 set_pairs = st.tuples(st.frozensets(choices), st.frozensets(choices)).flatmap(
-    lambda sets: st.sampled_from([set(sets[0]), frozenset(sets[0]), sorted(sets[0])]).map(lambda value: (value, sets[1])))
+    lambda sets: st.sampled_from([set(sets[0]), frozenset(sets[0]), sorted(sets[0])]).map(
+        lambda value: (value, sets[1])
+    )
+)
 
 
 @given(set_pairs)
@@ -399,12 +476,25 @@ def test_sets_of_choices_get_the_same_verdict(pair):
 
 # --------------------------------------------------------------------------- the grader's side of the wire
 
-tags = st.sampled_from(["$float", "$fraction", "$tuple", "$set", "$dict", "$array", "$objects", "$real", "$helper", "x"])
+tags = st.sampled_from(
+    ["$float", "$fraction", "$tuple", "$set", "$dict", "$array", "$objects", "$real", "$helper", "x"]
+)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=4) | tags,
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(tags | st.text(max_size=2), children, max_size=2)
-    | st.dictionaries(st.sampled_from(["dtype", "shape", "data"]), children, max_size=3).map(lambda body: {"$array": body}),
-    max_leaves=12)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=4)
+    | tags,
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(tags | st.text(max_size=2), children, max_size=2)
+        | st.dictionaries(st.sampled_from(["dtype", "shape", "data"]), children, max_size=3).map(
+            lambda body: {"$array": body}
+        )
+    ),
+    max_leaves=12,
+)
 
 
 @settings(max_examples=400, deadline=None)
@@ -416,8 +506,15 @@ def test_the_grader_reads_any_message_without_raising_anything_but_a_codec_error
         pass
 
 
-@pytest.mark.parametrize("forged", [{"$real": "0.5"}, {"$helper": ["ScalarLoss", {"$dict": []}]},
-                                     {"$tuple": [1, {"$real": "0.25"}]}, {"$dict": [["w", {"$helper": ["ScalarLoss", None]}]]}])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"$real": "0.5"},
+        {"$helper": ["ScalarLoss", {"$dict": []}]},
+        {"$tuple": [1, {"$real": "0.25"}]},
+        {"$dict": [["w", {"$helper": ["ScalarLoss", None]}]]},
+    ],
+)
 def test_a_runners_reply_cannot_forge_a_reference_or_a_given_helper(forged):
     """What a student's process sends is read untrusted: a `Real` (how references are stored) or a
     rebuilt helper, even nested, is refused by name, never read as one."""

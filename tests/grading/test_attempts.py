@@ -5,6 +5,7 @@ Tried as a student who wants the points without the work: one whose functions lo
 in the kit's data (falling back to the book's printed answer), and one who pastes every expected
 value the feedback ever showed into the next attempt. Both earn nothing.
 """
+
 from __future__ import annotations
 
 import copy
@@ -16,13 +17,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from autograder.grading import attempts, checks, reveal
-from autograder.grading.result import HiddenFailure
-from rnnkit import messages
 from autograder.assignments import ALL, get
+from autograder.coursedir.config import REPO_ROOT, load
+from autograder.grading import attempts, checks, reveal
 from autograder.grading.attempts import Attempt, NoSecret, create_secret, read_secret
 from autograder.grading.checks import hidden_cases, inputs_key, public_cases, value_key
-from autograder.coursedir.config import REPO_ROOT, load
+from autograder.grading.result import HiddenFailure
+from rnnkit import messages
 from rnnkit.checking import Case
 from rnnkit.compare import Real
 
@@ -37,7 +38,9 @@ def _graded(assignment: str):
 
 
 def _grade(assignment, check, fn, at: Attempt):
-    return checks.grade(get(assignment), check, fn, attempt=at, hidden=HIDDEN, timeout=5, points=ALL[assignment].points(check.name))
+    return checks.grade(
+        get(assignment), check, fn, attempt=at, hidden=HIDDEN, timeout=5, points=ALL[assignment].points(check.name)
+    )
 
 
 # --------------------------------------------------------------------------- the secret
@@ -64,12 +67,25 @@ def test_the_secret_stays_out_of_git_and_the_kit():
 # --------------------------------------------------------------------------- seeds
 def test_each_part_of_an_attempt_changes_the_seed_and_the_same_attempt_keeps_it():
     base = attempt("ann", 1, "d1")
-    variants = [attempt("bob", 1, "d1"), attempt("ann", 2, "d1"),
-                attempt("ann", 1, "d2"), attempt("ann", 1, "d1", secret=b"x" * 64)]
+    variants = [
+        attempt("bob", 1, "d1"),
+        attempt("ann", 2, "d1"),
+        attempt("ann", 1, "d2"),
+        attempt("ann", 1, "d1", secret=b"x" * 64),
+    ]
     seed = base.seed("ch12_bptt", "bptt_scalar")
     assert seed == attempt("ann", 1, "d1").seed("ch12_bptt", "bptt_scalar")
-    assert len({seed, base.seed("ch12_bptt", "sgd_update"), base.seed("ch12_gates", "bptt_scalar"),
-                *(v.seed("ch12_bptt", "bptt_scalar") for v in variants)}) == 7
+    assert (
+        len(
+            {
+                seed,
+                base.seed("ch12_bptt", "sgd_update"),
+                base.seed("ch12_gates", "bptt_scalar"),
+                *(v.seed("ch12_bptt", "bptt_scalar") for v in variants),
+            }
+        )
+        == 7
+    )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -88,7 +104,10 @@ def test_without_the_course_secret_the_draws_cannot_be_reproduced(assignment):
     for check in _graded(assignment):
         real = [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1), 3)]
         for guess in (b"", b"0" * 64, SECRET[:-1]):
-            assert real != [inputs_key(case) for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1, secret=guess), 3)], check.name
+            assert real != [
+                inputs_key(case)
+                for case, _, _ in hidden_cases(get(assignment), check, attempt("ann", 1, secret=guess), 3)
+            ], check.name
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
@@ -116,8 +135,10 @@ def _typed_in(value):
 
 def _lookup(table: dict, fallback):
     """A student function that answers from `table` (inputs -> expected value), else `fallback`."""
+
     def fn(*args, **kwargs):
         return _typed_in(table.get(inputs_key(Case(args, kwargs)), fallback))
+
     return fn
 
 
@@ -130,7 +151,10 @@ def test_answers_looked_up_in_the_kit_earn_nothing(assignment):
         fn = _lookup({inputs_key(case): expected for case, _, expected in book}, book[0][2])
         report = _grade(assignment, check, fn, attempt("looker"))
         if not check.probes:  # a probe calls the function on inputs of its own, which no table holds
-            assert all(result.ok for result in report.results if result.public), (check.name, [r.message for r in report.results if r.public])
+            assert all(result.ok for result in report.results if result.public), (
+                check.name,
+                [r.message for r in report.results if r.public],
+            )
         assert report.score == 0, (check.name, report.score)
 
 
@@ -146,16 +170,26 @@ def test_pasting_every_shown_value_into_the_next_attempt_gains_nothing(assignmen
             report = _grade(assignment, check, _lookup(table, fallback), at)
             shown = report.first_hidden_failure
             if shown is not None:  # what the feedback shows: the first wrong hidden case, its inputs and expected value
-                drawn = {f"hidden case {index + 1}": case for index, (case, _, _) in enumerate(hidden_cases(get(assignment), check, at, HIDDEN))}
+                drawn = {
+                    f"hidden case {index + 1}": case
+                    for index, (case, _, _) in enumerate(hidden_cases(get(assignment), check, at, HIDDEN))
+                }
                 case = drawn[shown.label]
                 table[inputs_key(case)] = check.expected(case)
         assert len(table) > len(public_cases(check)), check.name
         if not check.probes:  # (a probe's own inputs are in no table: there even the same attempt earns nothing)
             assert _grade(assignment, check, _lookup(table, fallback), attempt("harvester", 1)).score > 0, check.name
         public = {inputs_key(case): expected for case, _, expected in public_cases(check)}
-        later = attempt("harvester", 7)  # what the harvested values earn there: what guessing does, give or take one case
-        gained = _grade(assignment, check, _lookup(table, fallback), later).score - _grade(assignment, check, _lookup(public, fallback), later).score
-        assert gained <= ALL[assignment].points(check.name) / HIDDEN + 1e-3, check.name  # (a check over few inputs, `choose`, may draw one again)
+        later = attempt(
+            "harvester", 7
+        )  # what the harvested values earn there: what guessing does, give or take one case
+        gained = (
+            _grade(assignment, check, _lookup(table, fallback), later).score
+            - _grade(assignment, check, _lookup(public, fallback), later).score
+        )
+        assert gained <= ALL[assignment].points(check.name) / HIDDEN + 1e-3, (
+            check.name
+        )  # (a check over few inputs, `choose`, may draw one again)
 
 
 def test_a_wrong_book_case_gates_the_hidden_points():
@@ -170,7 +204,9 @@ def test_a_wrong_book_case_gates_the_hidden_points():
     check = ALL["ch12_bptt"].check("clip_by_global_norm")
     report = _grade("ch12_bptt", check, always_rescale, attempt())
     assert all(result.ok for result in report.hidden) and report.gated and report.score == 0
-    assert "No points until every book case below is right" in " ".join(line.strip() for line in report.lines(graded=True))
+    assert "No points until every book case below is right" in " ".join(
+        line.strip() for line in report.lines(graded=True)
+    )
 
 
 def test_public_cases_earn_no_points_and_hidden_ones_all_of_them():
@@ -200,8 +236,20 @@ def test_public_feedback_keeps_no_hidden_input_and_the_expected_value_goes_below
     "after_due"/"always" add its expected value right below them; the rest is left as it was."""
     failure = HiddenFailure("hidden case 2", "xs=[1, 2], w=1/2", "Its expected value: 3/4.")
     inputs = messages.wrap("    " + messages.text("check.hidden_case_inputs", inputs=failure.inputs))
-    text = "\n".join(["bptt_scalar: 4/6 hidden cases right.", "  - hidden case 2: you returned 1.", *inputs, "    ... and 1 more."]) + "\n"
+    text = (
+        "\n".join(
+            [
+                "bptt_scalar: 4/6 hidden cases right.",
+                "  - hidden case 2: you returned 1.",
+                *inputs,
+                "    ... and 1 more.",
+            ]
+        )
+        + "\n"
+    )
     public = reveal.without_inputs(text, failure)
-    assert failure.inputs not in public and public.splitlines() == [line for line in text.splitlines() if line not in inputs]
+    assert failure.inputs not in public and public.splitlines() == [
+        line for line in text.splitlines() if line not in inputs
+    ]
     shown = reveal.below_inputs(text, failure).splitlines()
     assert shown[1 + len(inputs) + 1].strip() == failure.expected and shown[-1] == "    ... and 1 more."

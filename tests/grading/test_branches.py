@@ -1,9 +1,10 @@
 """Every branch drawn: each graded check lists its contract's branches and extremes
-(`autograder.grading.spec.Branch`: an answer of 0 or of the bound, None, ties, far-apart values,
+(`autograder.vocabulary.spec.Branch`: an answer of 0 or of the bound, None, ties, far-apart values,
 empty and length-one sequences, all-padding batches), and each of them is among the public or the
 hidden cases of every attempt, and a public case is of the largest size drawn. The list is read from
 the spec itself, never typed again here.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -47,11 +48,17 @@ def test_every_branch_is_among_the_public_or_hidden_cases_of_every_attempt_and_a
     largest = 0
     for student in ("s1", "s2", "s3"):
         hidden = [(case, expected) for case, _, expected in hidden_cases(get(name), check, attempt(student), HIDDEN)]
-        missing = [branch.name for branch in check.branches if not any(branch.holds(case, expected) for case, expected in public + hidden)]
+        missing = [
+            branch.name
+            for branch in check.branches
+            if not any(branch.holds(case, expected) for case, expected in public + hidden)
+        ]
         assert not missing, f"{name}.{check.name}, attempt of {student}: no case in branches {missing}"
         largest = max([largest, *(case_size(case) or 0 for case, _ in hidden)])
     shown = max((case_size(case) or 0 for case, _ in public), default=0)
-    assert shown >= largest, f"{name}.{check.name}: the largest hidden case has size {largest}, the largest public case {shown}"
+    assert shown >= largest, (
+        f"{name}.{check.name}: the largest hidden case has size {largest}, the largest public case {shown}"
+    )
 
 
 def test_a_branch_drawn_when_no_public_case_shows_it_leads_the_hidden_cases():

@@ -3,12 +3,13 @@ zero, each catalogued mistake loses points on its own check and is named there (
 full marks on every seed are tests/grading/test_hidden_seeds.py's), the catalogue covers every check, and
 every message a student can read exists. tests/test_contract.py proves the same through real
 nbgrader on the shared graded classes."""
-import pytest
-from rnnkit import messages
 
-from autograder.coursedir import config
+import pytest
+
 from autograder.assignments import get
+from autograder.coursedir import config
 from autograder.grading.checks import grade
+from rnnkit import messages
 
 from ..attempts import attempt
 from ..conftest import ASSIGNMENTS
@@ -22,14 +23,22 @@ MISTAKES = [(assignment, entry.id) for assignment in ASSIGNMENTS for entry in ge
 def _grade(assignment: str, name: str, fn, student: str):
     """The check `name` of `assignment` on `fn`, as the grader runs it (the course's hidden cases)."""
     spec = get(assignment)
-    return grade(spec, spec.check(name), fn, attempt=attempt(student), hidden=SETTINGS.HIDDEN_CASES,
-                 timeout=SETTINGS.CALL_TIMEOUT, points=spec.points(name, SETTINGS.POINTS))
+    return grade(
+        spec,
+        spec.check(name),
+        fn,
+        attempt=attempt(student),
+        hidden=SETTINGS.HIDDEN_CASES,
+        timeout=SETTINGS.CALL_TIMEOUT,
+        points=spec.points(name, SETTINGS.POINTS),
+    )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_the_stub_earns_zero_on_every_check(assignment):
     def stub(*args, **kwargs):
         raise NotImplementedError
+
     for check in get(assignment).checks:
         report = _grade(assignment, check.name, stub, "stub")
         assert report.score == 0 and report.passed == 0, check.name
@@ -65,9 +74,13 @@ def test_every_check_catches_and_names_a_catalogued_mistake(assignment):
     for check in spec.checks:
         if check.name in own:
             continue
-        caught = [entry.id for entry in spec.for_check(check.name)
-                  if (report := _grade(assignment, check.name, entry.namespace()[check.name], "catalogue")).passed < len(report.results)
-                  and report.misconceptions]
+        caught = [
+            entry.id
+            for entry in spec.for_check(check.name)
+            if (report := _grade(assignment, check.name, entry.namespace()[check.name], "catalogue")).passed
+            < len(report.results)
+            and report.misconceptions
+        ]
         assert caught, f"{assignment}.{check.name}: no catalogued mistake is caught and named"
 
 
@@ -85,7 +98,9 @@ def test_every_mistake_has_a_sentence_and_every_check_has_points(assignment):
     assert all(spec.points(name, SETTINGS.POINTS) > 0 for name in graded)
     for check in spec.checks:  # a check without hidden draws is a self-check, whose points are a written answer's
         assert check.graded or f"{check.name}_written" in graded, check.name
-    assert set(SETTINGS.POINTS.get(assignment, {})) <= set(graded), "course_config.POINTS names no graded check or written answer"
+    assert set(SETTINGS.POINTS.get(assignment, {})) <= set(graded), (
+        "course_config.POINTS names no graded check or written answer"
+    )
 
 
 def test_message_ids_are_unique_across_the_catalogue_files():

@@ -9,6 +9,7 @@ stops them. A tcp:// scheduler is refused with one line, before anything is grad
 host (course settings `SHARED_HOST`, `DASK_PLAIN_TCP`) and graded on where the course accepts it; a
 tls:// one is reached with the credentials of the Dask configuration (distributed.comm.tls.*).
 """
+
 from __future__ import annotations
 
 import json
@@ -37,7 +38,7 @@ ASSIGNMENT = "ch12_bptt"
 #: returns the uid it runs as, over tcp:// and over tls:// with a certificate of mallory's own and
 #: with none (trusting whatever answers, so that only the cluster can refuse), and the scheduler
 #: through a Client over tcp://; prints the JSON {attempt: "ran as uid N" or "refused: Error"}.
-ATTEMPTS = r'''
+ATTEMPTS = r"""
 import asyncio, json, os, ssl, sys
 
 import dask
@@ -90,7 +91,7 @@ with dask.config.set({"distributed.comm.timeouts.connect": "10s"}):
     found = asyncio.run(attempts(targets))
     found["scheduler through a Client over tcp"] = with_a_client(targets["scheduler"][0])
 print(json.dumps(found))
-'''
+"""
 
 
 @pytest.fixture
@@ -104,8 +105,11 @@ def mallory():
 def _targets(cluster) -> dict[str, list[str]]:
     """{target: [address, handler]} of `cluster`'s scheduler, and of its first nanny and worker."""
     nanny = next(iter(cluster.workers.values()))
-    return {"scheduler": [cluster.scheduler_address, "run_function"], "nanny": [nanny.address, "run"],
-            "worker": [nanny.worker_address, "run"]}
+    return {
+        "scheduler": [cluster.scheduler_address, "run_function"],
+        "nanny": [nanny.address, "run"],
+        "worker": [nanny.worker_address, "run"],
+    }
 
 
 def _tried(mallory: User, targets: dict[str, list[str]]) -> dict[str, str]:
@@ -121,8 +125,12 @@ def test_another_account_runs_nothing_on_the_local_cluster_while_a_run_uses_it(m
     import dask
     from dask.distributed import LocalCluster
 
-    with dask.config.set(runners.LOCAL_DASK), LocalCluster(n_workers=1, threads_per_worker=1, processes=True, protocol="tcp://",
-                                                            dashboard_address=None) as plain:
+    with (
+        dask.config.set(runners.LOCAL_DASK),
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, protocol="tcp://", dashboard_address=None
+        ) as plain,
+    ):
         ran = _tried(mallory, _targets(plain))
     over_tcp = {attempt: outcome for attempt, outcome in ran.items() if attempt.endswith(" over tcp")}
     assert len(over_tcp) == 4 and set(over_tcp.values()) == {f"ran as uid {os.getuid()}"}, ran
@@ -134,8 +142,12 @@ def test_another_account_runs_nothing_on_the_local_cluster_while_a_run_uses_it(m
 def _listening() -> set[tuple[str, int]]:
     """(address, port) of every listening inet socket of this process and its children."""
     processes = [psutil.Process(), *psutil.Process().children(recursive=True)]
-    return {(c.laddr.ip, c.laddr.port) for process in processes for c in process.net_connections(kind="inet")
-            if c.status == psutil.CONN_LISTEN}
+    return {
+        (c.laddr.ip, c.laddr.port)
+        for process in processes
+        for c in process.net_connections(kind="inet")
+        if c.status == psutil.CONN_LISTEN
+    }
 
 
 def _speaks_tls(address: str, port: int) -> bool:
@@ -155,8 +167,11 @@ def test_every_port_the_local_cluster_opens_is_tls_on_the_loopback():
     before = _listening()
     with runners.OnDask("local", 2)._cluster() as cluster:
         opened = _listening() - before
-        expected = {cluster.scheduler_address, *(n.address for n in cluster.workers.values()),
-                    *(n.worker_address for n in cluster.workers.values())}
+        expected = {
+            cluster.scheduler_address,
+            *(n.address for n in cluster.workers.values()),
+            *(n.worker_address for n in cluster.workers.values()),
+        }
         assert {f"tls://{address}:{port}" for address, port in opened} == expected
         assert all(_speaks_tls(address, port) for address, port in opened)
 
@@ -175,9 +190,24 @@ def test_a_tcp_scheduler_is_refused_with_one_line_on_a_shared_host(tmp_path):
     """`autograde --dask tcp://...` where SHARED_HOST = True and DASK_PLAIN_TCP = False: one line on
     stderr, exit 1, and no gradebook or graded folder."""
     root = _course(tmp_path / "course", "SHARED_HOST = True\nDASK_PLAIN_TCP = False")
-    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "autograde", ASSIGNMENT, "--dask",
-                             "tcp://127.0.0.1:8786"], capture_output=True, text=True)
-    assert result.returncode == 1 and result.stderr.strip().splitlines() == [result.stderr.strip()], result.stderr[-3000:]
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "--root",
+            str(root),
+            "autograde",
+            ASSIGNMENT,
+            "--dask",
+            "tcp://127.0.0.1:8786",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 1 and result.stderr.strip().splitlines() == [result.stderr.strip()], result.stderr[
+        -3000:
+    ]
     assert result.stderr.startswith("refusing the Dask scheduler tcp://127.0.0.1:8786: tcp:// is neither encrypted")
     assert "DASK_PLAIN_TCP = True" in result.stderr and "sandbox:" not in result.stdout
     assert not (root / "gradebook.db").exists() and not (root / "autograded").exists()
@@ -206,11 +236,15 @@ def graded_on(monkeypatch):
         settings = config.load(root)
         runners.check_dask(address, shared_host=settings.SHARED_HOST, plain_tcp=settings.DASK_PLAIN_TCP)
         return list(runners.OnDask(address, 1).run([(ASSIGNMENT, "ann")], str(root), True, threading.Event()))
+
     return run
 
 
-@pytest.mark.parametrize("settings", ["SHARED_HOST = True\nDASK_PLAIN_TCP = True", "SHARED_HOST = False\nDASK_PLAIN_TCP = False"],
-                         ids=["plain-tcp-accepted", "one-user-host"])
+@pytest.mark.parametrize(
+    "settings",
+    ["SHARED_HOST = True\nDASK_PLAIN_TCP = True", "SHARED_HOST = False\nDASK_PLAIN_TCP = False"],
+    ids=["plain-tcp-accepted", "one-user-host"],
+)
 def test_a_tcp_scheduler_is_graded_on_where_the_course_accepts_it(tmp_path, graded_on, settings):
     """A plain tcp cluster started here, accepted by DASK_PLAIN_TCP = True, or on a host of one user:
     ann's submission is graded on its worker."""
@@ -219,7 +253,9 @@ def test_a_tcp_scheduler_is_graded_on_where_the_course_accepts_it(tmp_path, grad
     root = _course(tmp_path / "course", settings)
     with LocalCluster(n_workers=1, processes=False, protocol="tcp://", dashboard_address=None) as plain:
         outcomes = graded_on(root, plain.scheduler_address)
-        assert [(o.student, o.ok, o.log) for o in outcomes] == [("ann", True, next(iter(plain.workers.values())).address)]
+        assert [(o.student, o.ok, o.log) for o in outcomes] == [
+            ("ann", True, next(iter(plain.workers.values())).address)
+        ]
 
 
 def test_a_tls_scheduler_is_reached_with_the_credentials_of_the_dask_configuration(tmp_path, graded_on):
@@ -234,16 +270,32 @@ def test_a_tls_scheduler_is_reached_with_the_credentials_of_the_dask_configurati
     for name, pem in files.items():
         (tmp_path / f"{name}.pem").write_text(pem)
         files[name] = str(tmp_path / f"{name}.pem")
-    security = Security(require_encryption=True, tls_ca_file=files["ca"],
-                        **{f"tls_{role}_{part}": files[part] for role in ("scheduler", "worker", "client") for part in ("cert", "key")})
+    security = Security(
+        require_encryption=True,
+        tls_ca_file=files["ca"],
+        **{f"tls_{role}_{part}": files[part] for role in ("scheduler", "worker", "client") for part in ("cert", "key")},
+    )
     root = _course(tmp_path / "course", "SHARED_HOST = True\nDASK_PLAIN_TCP = False")
-    client_tls = {"distributed.comm.tls.ca-file": files["ca"], "distributed.comm.tls.client.cert": files["cert"],
-                  "distributed.comm.tls.client.key": files["key"]}
-    with LocalCluster(n_workers=1, processes=False, protocol="tls://", host="127.0.0.1", security=security,
-                      dashboard_address=None) as secured:
-        with dask.config.set(dict.fromkeys(client_tls)), pytest.raises(runners.InsecureDask, match=(
-                r"^the Dask scheduler tls://127\.0\.0\.1:\d+ is TLS, but the Dask configuration names no CA and client certificate")):
+    client_tls = {
+        "distributed.comm.tls.ca-file": files["ca"],
+        "distributed.comm.tls.client.cert": files["cert"],
+        "distributed.comm.tls.client.key": files["key"],
+    }
+    with LocalCluster(
+        n_workers=1, processes=False, protocol="tls://", host="127.0.0.1", security=security, dashboard_address=None
+    ) as secured:
+        with (
+            dask.config.set(dict.fromkeys(client_tls)),
+            pytest.raises(
+                runners.InsecureDask,
+                match=(
+                    r"^the Dask scheduler tls://127\.0\.0\.1:\d+ is TLS, but the Dask configuration names no CA and client certificate"
+                ),
+            ),
+        ):
             graded_on(root, secured.scheduler_address)
         with dask.config.set(client_tls):
             outcomes = graded_on(root, secured.scheduler_address)
-        assert [(o.student, o.ok, o.log) for o in outcomes] == [("ann", True, next(iter(secured.workers.values())).address)]
+        assert [(o.student, o.ok, o.log) for o in outcomes] == [
+            ("ann", True, next(iter(secured.workers.values())).address)
+        ]

@@ -2,6 +2,7 @@
 the runner sends a marker for a figure the grader holds, the grader puts back the PNG of the
 reference run, which is byte for byte what the runner would have drawn; a runner cannot bring back
 anything else that way."""
+
 from __future__ import annotations
 
 import json
@@ -39,7 +40,7 @@ def pngs(outputs: list) -> list[str]:
 
 def test_the_kept_png_is_byte_for_byte_what_the_runner_draws(tmp_path):
     outputs, drawn = run(tmp_path, PLOT.format(factor=0.5))
-    (key, png), = drawn.items()
+    ((key, png),) = drawn.items()
     assert pngs(outputs) == [png] and not png.startswith(MARKER)
     again, drawn_again = run(tmp_path, "x = 1", PLOT.format(factor=0.5))  # another runner, another figure number
     assert drawn_again == {key: png} and pngs(again) == [png]
@@ -54,11 +55,14 @@ def test_a_known_figure_is_not_drawn(tmp_path):
     assert pngs(outputs) == ["KEPT"] and none_drawn == {}
 
 
-@pytest.mark.parametrize("change", [
-    "plt.rcParams['lines.linewidth'] = 3",
-    "plt.rcParams['font.size'] = 11",
-    "from matplotlib_inline.config import InlineBackend; InlineBackend.instance().print_figure_kwargs = {'dpi': 50}",
-])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "plt.rcParams['lines.linewidth'] = 3",
+        "plt.rcParams['font.size'] = 11",
+        "from matplotlib_inline.config import InlineBackend; InlineBackend.instance().print_figure_kwargs = {'dpi': 50}",
+    ],
+)
 def test_what_the_drawing_depends_on_changes_the_key(tmp_path, change):
     _, plain = run(tmp_path, PLOT.format(factor=0.5))
     _, other_data = run(tmp_path, PLOT.format(factor=1.5))
@@ -74,11 +78,14 @@ def test_a_figure_that_cannot_be_keyed_is_drawn(tmp_path):
     assert drawn == {} and len(pngs(outputs)) == 1 and pngs(outputs)[0].startswith("iVBOR")
 
 
-@pytest.mark.parametrize("forged", [
-    "rnnkit-figure:" + "0" * 64,  # a key the grader does not hold
-    "rnnkit-figure:../../gradebook.db",  # not a key at all
-    "rnnkit-figure:",
-])
+@pytest.mark.parametrize(
+    "forged",
+    [
+        "rnnkit-figure:" + "0" * 64,  # a key the grader does not hold
+        "rnnkit-figure:../../gradebook.db",  # not a key at all
+        "rnnkit-figure:",
+    ],
+)
 def test_a_forged_marker_brings_back_nothing(tmp_path, forged):
     """Hostile: a cell that displays a marker of its own gets no image from the grader."""
     cell = f"from IPython.display import display\ndisplay({{'image/png': {forged!r}, 'text/plain': 'x'}}, raw=True)"
@@ -97,8 +104,10 @@ def test_a_forged_marker_of_a_kept_key_brings_back_only_the_reference_png(tmp_pa
 def test_a_drawn_figure_named_by_forged_metadata_is_not_kept_by_grading(tmp_path):
     """Hostile: metadata that names a key reaches only `drawn`, which only the reference run records;
     the graded outputs carry no metadata of the runner's."""
-    cell = ("from IPython.display import display\n"
-            f"display({{'image/png': 'iVBORbogus'}}, metadata={{'image/png': {{{KEY_METADATA!r}: {'f' * 64!r}}}}}, raw=True)")
+    cell = (
+        "from IPython.display import display\n"
+        f"display({{'image/png': 'iVBORbogus'}}, metadata={{'image/png': {{{KEY_METADATA!r}: {'f' * 64!r}}}}}, raw=True)"
+    )
     outputs, drawn = run(tmp_path, cell)
     assert [o.get("metadata") for o in outputs] == [{}]
     assert drawn == {"f" * 64: "iVBORbogus"}  # why only the reference run's `drawn` is ever saved
@@ -122,7 +131,9 @@ def test_a_graded_class_shows_the_reference_runs_figure(graded_class):
     """Through real nbgrader: the reference submission's plot is the kept PNG of its release."""
     kept = figures.load(graded_class.root, "ch12_bptt")
     assert kept, "release keeps the figures of the reference run"
-    notebook = json.loads((graded_class.root / "autograded" / "reference" / "ch12_bptt" / "ch12_bptt.ipynb").read_text(encoding="utf-8"))
+    notebook = json.loads(
+        (graded_class.root / "autograded" / "reference" / "ch12_bptt" / "ch12_bptt.ipynb").read_text(encoding="utf-8")
+    )
     shown = [png for cell in notebook["cells"] for png in pngs(cell.get("outputs", []))]
     assert shown and set(shown) <= set(kept.values())
 
@@ -133,7 +144,7 @@ def test_a_runner_is_told_a_bounded_number_of_kept_figures(tmp_path, monkeypatch
     from autograder.sandbox import session as sandbox
 
     _, drawn = run(tmp_path, PLOT.format(factor=0.5))
-    (key, png), = drawn.items()
+    ((key, png),) = drawn.items()
     many = {f"{index:064x}": "KEPT" for index in range(5000)}
     outputs, _ = run(tmp_path, PLOT.format(factor=0.5), known={**many, key: png})
     assert pngs(outputs) == [png]

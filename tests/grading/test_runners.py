@@ -1,6 +1,7 @@
 """The runners and one submission's outcome, without nbgrader: every runner gives the same Outcomes
 for the same jobs, and only a failed attempt's record (`layout.FailedAttempt`), never the log, says
 whether admission refused a submission and whether another try may succeed."""
+
 from __future__ import annotations
 
 import threading
@@ -28,12 +29,17 @@ def _by_job(outcomes) -> list[worker.Outcome]:
     return sorted(outcomes, key=lambda o: (o.assignment, o.student))
 
 
-@pytest.mark.parametrize("runner", [runners.InProcess(), runners.Pool(2), runners.OnDask("local", 2)],
-                         ids=["in-process", "pool", "dask-local"])
+@pytest.mark.parametrize(
+    "runner",
+    [runners.InProcess(), runners.Pool(2), runners.OnDask("local", 2)],
+    ids=["in-process", "pool", "dask-local"],
+)
 def test_every_runner_gives_the_same_outcomes_for_the_same_jobs(runner, monkeypatch):
     monkeypatch.setattr(runners, "autograde_one", _graded)
     monkeypatch.setattr(runners, "warm", _warm)
-    assert _by_job(runner.run(JOBS, "/course", True, threading.Event())) == _by_job(_graded("/course", a, s, True) for a, s in JOBS)
+    assert _by_job(runner.run(JOBS, "/course", True, threading.Event())) == _by_job(
+        _graded("/course", a, s, True) for a, s in JOBS
+    )
 
 
 def _profiled(root: str, assignment: str, student: str, unsandboxed: bool = False) -> bool:
@@ -84,9 +90,16 @@ def test_every_worker_of_a_cluster_elsewhere_is_prepared_while_the_run_lasts_and
         _until(lambda: len(WARMED) == 2)
         outcomes += list(run)
         assert outcomes == [False] * len(JOBS) and WARMED == [("/course", True)] * 2
-        assert len(elsewhere.workers) == 2 and not any("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values())
+        assert len(elsewhere.workers) == 2 and not any(
+            "profile" in worker.periodic_callbacks for worker in elsewhere.workers.values()
+        )
         elsewhere.scale(3)
-        _until(lambda: len(elsewhere.workers) == 3 and all(worker.status.name == "running" for worker in elsewhere.workers.values()))
+        _until(
+            lambda: (
+                len(elsewhere.workers) == 3
+                and all(worker.status.name == "running" for worker in elsewhere.workers.values())
+            )
+        )
         assert WARMED == [("/course", True)] * 2
         assert sum("profile" in worker.periodic_callbacks for worker in elsewhere.workers.values()) == 1
 
@@ -143,11 +156,14 @@ def api(tmp_path, monkeypatch):
         fake = _Api(Course(tmp_path).failed_attempt("ann", "a1"), attempts, log)
         monkeypatch.setattr(worker, "nbgrader_api", lambda root, unsandboxed=False: fake)
         return fake
+
     return make
 
 
 def test_refused_is_the_records_reason_whatever_the_log_says(api, tmp_path):
-    api([FailedAttempt("its notebook is a symbolic link", refused=True)], "[ERROR] failed a1 of ann: database is locked")
+    api(
+        [FailedAttempt("its notebook is a symbolic link", refused=True)], "[ERROR] failed a1 of ann: database is locked"
+    )
     outcome = worker.autograde_one(str(tmp_path), "a1", "ann")
     assert not outcome.ok and outcome.refused == "its notebook is a symbolic link"
     api([FailedAttempt("the grader failed: KeyError: 'x'", refused=False)], "[ERROR] refused a1 of ann: it is a FIFO")
@@ -161,7 +177,10 @@ def test_only_a_transient_record_is_tried_again(api, tmp_path):
     assert worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 2
     fake = api([locked] * 3, "")
     assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 3
-    fake = api([FailedAttempt("the grader failed: KeyError: 'x'", refused=False), None], "sqlite3 sqlalchemy database is locked")
+    fake = api(
+        [FailedAttempt("the grader failed: KeyError: 'x'", refused=False), None],
+        "sqlite3 sqlalchemy database is locked",
+    )
     assert not worker.autograde_one(str(tmp_path), "a1", "ann").ok and fake.calls == 1
 
 

@@ -2,6 +2,7 @@
 steps of nbgrader 0.9.6 on one gradebook engine per process. The same grades through them and through
 plain nbgrader are `tests/commands/test_nbgrader_autograde.py`'s; here: the nbgrader code they restate is still
 the code they were written against, and the engine is the process's own."""
+
 from __future__ import annotations
 
 import hashlib
@@ -14,8 +15,8 @@ from nbgrader.api import Gradebook
 from nbgrader.converters.autograde import Autograde
 from nbgrader.converters.base import BaseConverter
 
-from autograder.coursedir import gradebook
 from autograder.commands.course import nbgrader_env
+from autograder.coursedir import gradebook
 
 #: sha256 (first 16 hex digits) of the source of each nbgrader function restated or bypassed.
 RESTATED = {
@@ -32,15 +33,27 @@ RESTATED = {
     "Gradebook.find_source_cell": "0d0ef04711fab86a",
     "Gradebook.find_graded_cell": "68291d97eb3cd85b",
 }
-OWNERS = {"Autograde": Autograde, "BaseConverter": BaseConverter, "Gradebook": Gradebook, **{name: getattr(preprocessors, name) for name in
-                                                                ("OverwriteKernelspec", "OverwriteCells", "SaveAutoGrades")}}
+OWNERS = {
+    "Autograde": Autograde,
+    "BaseConverter": BaseConverter,
+    "Gradebook": Gradebook,
+    **{name: getattr(preprocessors, name) for name in ("OverwriteKernelspec", "OverwriteCells", "SaveAutoGrades")},
+}
 
 
 def test_the_restated_nbgrader_code_is_the_code_it_was_written_against():
-    changed = [name for name, digest in RESTATED.items()
-               if hashlib.sha256(inspect.getsource(getattr(OWNERS[name.split(".")[0]], name.split(".")[1])).encode()).hexdigest()[:16] != digest]
-    assert not changed, (f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/intake/bookkeeping.py, autograder/coursedir/gradebook.py "
-                         "and AdmittedAutograde (init_assignment, convert_notebooks) against it, then update RESTATED")
+    changed = [
+        name
+        for name, digest in RESTATED.items()
+        if hashlib.sha256(
+            inspect.getsource(getattr(OWNERS[name.split(".")[0]], name.split(".")[1])).encode()
+        ).hexdigest()[:16]
+        != digest
+    ]
+    assert not changed, (
+        f"nbgrader {nbgrader.__version__} changed {changed}: re-read autograder/intake/bookkeeping.py, autograder/coursedir/gradebook.py "
+        "and AdmittedAutograde (init_assignment, convert_notebooks) against it, then update RESTATED"
+    )
 
 
 def test_one_engine_per_process_and_gradebook_file(tmp_path, monkeypatch):
@@ -50,7 +63,9 @@ def test_one_engine_per_process_and_gradebook_file(tmp_path, monkeypatch):
         engine = first.engine
     with gradebook.CourseGradebook(url, "course") as again:
         assert again.engine is engine
-    (tmp_path / "gradebook.db").unlink()  # replaced under a running process: set up again, never written through the old file
+    (
+        tmp_path / "gradebook.db"
+    ).unlink()  # replaced under a running process: set up again, never written through the old file
     with gradebook.CourseGradebook(url, "course") as fresh:
         assert fresh.engine is not engine and fresh.check_course("course").id == "course"
     child = os.fork()

@@ -1,14 +1,15 @@
 """Student text made inert (autograder/intake/escape.py): a submission's file names, with terminal escape
 sequences, bidi controls or markup in them, reach terminals, logs, the gradebook's comments and the
 feedback page escaped or cleaned. The feedback page in a real browser: tests/reporting/test_browser.py."""
+
 from __future__ import annotations
 
 import ast
 import html
 import io
 import logging
-import re
 import os
+import re
 import unicodedata
 from pathlib import Path
 
@@ -22,8 +23,8 @@ from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Application
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder.intake import admission
 from autograder.commands.course import nbgrader_env
+from autograder.intake import admission, walk
 from autograder.intake.escape import NAME_CHARS, ShownRecord, code_span, quoted, shown
 from autograder.intake.sanitize import clean_markdown
 
@@ -32,26 +33,39 @@ from ..conftest import make_course
 #: A student's file names: markup with script, an OSC title change (ESC ] 0; ... BEL), a right-to-left override.
 HOSTILE = ["<img src=x onerror=alert(1)>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]
 #: Admission's reasons for a folder holding them (the first a FIFO, the others symbolic links).
-REASONS = ["`'<img src=x onerror=alert(1)>.txt'` is a FIFO", "`'\\x1b]0;pwned\\x07'` is a symbolic link",
-           "`'\\u202egnp.exe'` is a symbolic link"]
-BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202a, 0x202f)), *map(chr, range(0x2066, 0x206a))}
+REASONS = [
+    "`'<img src=x onerror=alert(1)>.txt'` is a FIFO",
+    "`'\\x1b]0;pwned\\x07'` is a symbolic link",
+    "`'\\u202egnp.exe'` is a symbolic link",
+]
+BIDI = {"\u061c", "\u200e", "\u200f", *map(chr, range(0x202A, 0x202F)), *map(chr, range(0x2066, 0x206A))}
 #: Characters worth trying more often than hypothesis would: controls, bidi and zero-width marks,
 #: lone surrogates (undecodable bytes of a file name), a tag character, quotes and a backslash.
-NASTY = st.sampled_from(sorted(BIDI) + [chr(c) for c in [*range(0x20), *range(0x7f, 0xa0)]]
-                        + ["\u200b", "\u200d", "\u2028", "\ufeff", "\ud800", "\udcff", "\U000e0041", "'", '"', "\\", "\u3000", "…"])
+NASTY = st.sampled_from(
+    sorted(BIDI)
+    + [chr(c) for c in [*range(0x20), *range(0x7F, 0xA0)]]
+    + ["\u200b", "\u200d", "\u2028", "\ufeff", "\ud800", "\udcff", "\U000e0041", "'", '"', "\\", "\u3000", "…"]
+)
 TEXT = st.text(st.one_of(st.characters(), NASTY))
 
 
 def _controls(text: str, allowed: str = "\n\t") -> list[str]:
     """The C0 and C1 controls, DEL, bidi controls, zero-width marks and lone surrogates in `text`, but `allowed`."""
-    return [ch for ch in text if ch not in allowed
-            and (unicodedata.category(ch) in ("Cc", "Cs") or ch in BIDI or ch in "\u200b\u200c\u200d\u2060\ufeff")]
+    return [
+        ch
+        for ch in text
+        if ch not in allowed
+        and (unicodedata.category(ch) in ("Cc", "Cs") or ch in BIDI or ch in "\u200b\u200c\u200d\u2060\ufeff")
+    ]
 
 
 def test_shown_escapes_terminal_and_bidi_controls_and_keeps_the_rest():
     assert shown("\x1b]0;pwned\x07") == "\\x1b]0;pwned\\x07"
     assert shown("ok\rREFUSED\x1b[2K\x9b2K\x7f") == "ok\\rREFUSED\\x1b[2K\\x9b2K\\x7f"
-    assert shown("\u202egnp.exe \u2066a\u2069 \u200e\u200f\u061c\u200b") == "\\u202egnp.exe \\u2066a\\u2069 \\u200e\\u200f\\u061c\\u200b"
+    assert (
+        shown("\u202egnp.exe \u2066a\u2069 \u200e\u200f\u061c\u200b")
+        == "\\u202egnp.exe \\u2066a\\u2069 \\u200e\\u200f\\u061c\\u200b"
+    )
     kept = "Traceback:\n\tline 1\n第一行\u3000答案 é ✓ C:\\x1b is a backslash"
     assert shown(kept) == kept
 
@@ -64,7 +78,11 @@ def test_shown_leaves_no_control_but_newline_and_tab_and_changes_shown_text_no_m
 
 
 def test_quoted_writes_a_name_as_repr_does_and_cuts_a_long_one_in_the_middle():
-    assert [quoted(name) for name in HOSTILE] == ["'<img src=x onerror=alert(1)>.txt'", "'\\x1b]0;pwned\\x07'", "'\\u202egnp.exe'"]
+    assert [quoted(name) for name in HOSTILE] == [
+        "'<img src=x onerror=alert(1)>.txt'",
+        "'\\x1b]0;pwned\\x07'",
+        "'\\u202egnp.exe'",
+    ]
     assert quoted("two\nlines\tand 'quotes'") == "\"two\\nlines\\tand 'quotes'\""
     long = "a" * 60 + "/" + "b" * 200
     assert quoted(long) == "'" + "a" * (NAME_CHARS // 2) + "…" + "b" * (NAME_CHARS // 2 - 1) + "'"
@@ -99,7 +117,7 @@ def test_a_code_span_shows_any_text_as_written(text):
 
 
 def test_admission_names_a_hostile_file_quoted_with_its_controls_escaped(tmp_path):
-    reasons = admission.inspect(_hand_in(tmp_path / "hand-in", HOSTILE), "nb.ipynb").reasons
+    reasons = walk.inspect(_hand_in(tmp_path / "hand-in", HOSTILE), "nb.ipynb").reasons
     assert sorted(reasons) == sorted(REASONS)
 
 
@@ -113,7 +131,7 @@ def refusal_comment(tmp_path: Path, names: list[str]) -> tuple[str, bool]:
         gb.add_solution_cell("answer", "nb", "a")
         gb.add_student("mallory")
         gb.add_submission("a", "mallory")
-    reasons = admission.inspect(_hand_in(tmp_path / "hand-in", names), "nb.ipynb").reasons
+    reasons = walk.inspect(_hand_in(tmp_path / "hand-in", names), "nb.ipynb").reasons
     admission.record_refusal(url, "course", "a", "mallory", [*reasons, "a reason with a raw \x1b[2K\r erase in it"])
     with Gradebook(url, "course") as gb:
         notebook = gb.find_submission_notebook("nb", "a", "mallory")
@@ -140,7 +158,9 @@ def test_a_refusal_speaks_the_course_language(tmp_path, monkeypatch):
 
 
 def test_clean_markdown_keeps_a_tas_markdown_and_drops_script():
-    html = clean_markdown("**bold** and `code`\n\n<img src=x onerror=alert(1)> <script>alert(2)</script> [link](javascript:alert(3))")
+    html = clean_markdown(
+        "**bold** and `code`\n\n<img src=x onerror=alert(1)> <script>alert(2)</script> [link](javascript:alert(3))"
+    )
     assert "<strong>bold</strong>" in html and "<code>code</code>" in html
     assert "onerror" not in html and "<script" not in html and "javascript:" not in html, html
 
@@ -152,10 +172,25 @@ def feedback_html(root: Path, comment: str) -> str:
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     feedback = GenerateFeedback(coursedir=CourseDirectory(config=config), config=config)
     exporter = feedback.exporter_class(parent=feedback, config=feedback.config)  # as nbgrader's converter makes it
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("My answer.", metadata={"nbgrader": {
-        "solution": True, "grade": False, "task": False, "grade_id": "answer", "comment": comment}})])
-    html, _ = exporter.from_notebook_node(notebook, resources={"nbgrader": {"notebook": "nb", "score": 0, "max_score": 0,
-                                                                              "late_penalty": 0}})
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell(
+                "My answer.",
+                metadata={
+                    "nbgrader": {
+                        "solution": True,
+                        "grade": False,
+                        "task": False,
+                        "grade_id": "answer",
+                        "comment": comment,
+                    }
+                },
+            )
+        ]
+    )
+    html, _ = exporter.from_notebook_node(
+        notebook, resources={"nbgrader": {"notebook": "nb", "score": 0, "max_score": 0, "late_penalty": 0}}
+    )
     return html
 
 
@@ -203,7 +238,9 @@ def test_log_records_and_their_tracebacks_come_out_escaped(shown_records):
 
 
 def test_an_applications_log_comes_out_escaped(shown_records, capsys):
-    Application().log.error("skipped %s", "\x1b]0;pwned\x07\u202e")  # nbgrader's apps log through traitlets' Application.log
+    Application().log.error(
+        "skipped %s", "\x1b]0;pwned\x07\u202e"
+    )  # nbgrader's apps log through traitlets' Application.log
     err = capsys.readouterr().err
     assert "skipped \\x1b]0;pwned\\x07\\u202e" in err and not _controls(err), err
 

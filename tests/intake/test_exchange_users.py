@@ -12,6 +12,7 @@ releases feedback, and the student fetches it.
 Runs only as root where `useradd` and `runuser` exist (it creates the two accounts once and leaves
 them); everything else lives in a folder of its own under /tmp, removed at the end.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,11 +24,13 @@ import nbformat
 import pytest
 
 from autograder.assignments import get
-from autograder.reporting import classdata
-from autograder.commands.course import BIN, nbgrader, nbgrader_env, release
 from autograder.authoring.submissions import filled
+from autograder.commands.course import BIN, nbgrader, nbgrader_env, release
+from autograder.reporting import classdata
 
-from ..accounts import User, account, needs_accounts, ok as _ok, run as _run, shared_area, student_python
+from ..accounts import User, account, needs_accounts, shared_area, student_python
+from ..accounts import ok as _ok
+from ..accounts import run as _run
 from ..classroom import LIMITS
 from ..conftest import make_course
 
@@ -37,6 +40,8 @@ ASSIGNMENT = "ch12_bptt"
 COURSE_ID = "rnn-chapters"
 WRITTEN = "ex_12_7_1_written"
 STUDENT, MALLORY = "rnnstudent", "rnnmallory"
+
+
 @pytest.fixture
 def area():
     with shared_area("rnn-exchange-users-") as folder:
@@ -118,8 +123,9 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     log = collected.stdout + collected.stderr
     assert f"claims to be handed in by {STUDENT} but is owned by {MALLORY}" in log, log
     submitted = root / "submitted" / STUDENT / ASSIGNMENT
-    assert json.loads((submitted / f"{ASSIGNMENT}.ipynb").read_text()) == json.loads(fetched.read_text()), \
+    assert json.loads((submitted / f"{ASSIGNMENT}.ipynb").read_text()) == json.loads(fetched.read_text()), (
         "the collected notebook is the one rnnstudent submitted"
+    )
     assert (submitted / "timestamp.txt").read_text() == (handed_in[0] / "timestamp.txt").read_text()
     assert sorted(p.name for p in (root / "submitted").iterdir()) == [STUDENT]
     command = [str(BIN / "python"), "-m", "autograder", "--root", str(root)]
@@ -131,8 +137,9 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     rows = {row.grade_id: row for row in data.rows if row.student == STUDENT and row.assignment == ASSIGNMENT}
     assert WRITTEN in rows and rows[WRITTEN].needs_manual, "the written answer waits for a TA"
     automatic = {grade_id: row for grade_id, row in rows.items() if not row.needs_manual}
-    assert automatic and all(row.max_score > 0 and row.score == row.max_score for row in automatic.values()), \
-        {grade_id: (row.score, row.max_score) for grade_id, row in automatic.items()}
+    assert automatic and all(row.max_score > 0 and row.score == row.max_score for row in automatic.values()), {
+        grade_id: (row.score, row.max_score) for grade_id, row in automatic.items()
+    }
     assert [grade_id for grade_id, row in rows.items() if row.needs_manual] == [WRITTEN]
     score = data.submissions[(ASSIGNMENT, STUDENT)].raw_score
     assert score == sum(row.score for row in rows.values())
@@ -147,7 +154,9 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     text = page.read_text(encoding="utf-8")
     pending = rows[WRITTEN].max_score  # the written answer awaits a TA: neither lost nor earned yet
     graded = data.max_scores[ASSIGNMENT] - pending
-    assert f"({round(score, 2)} of {round(graded, 2)} points graded so far; {round(pending, 2)} points await a TA)" in text
+    assert (
+        f"({round(score, 2)} of {round(graded, 2)} points graded so far; {round(pending, 2)} points await a TA)" in text
+    )
     assert f"{WRITTEN}" in text
     assert (course_exchange / "feedback").stat().st_mode & 0o777 == 0o711
     assert student.run("ls", str(course_exchange / "feedback")).returncode != 0, "nobody lists the feedback folder"

@@ -1,6 +1,7 @@
 """A failed autograde travels as data: admission's `Refused` carries its reasons, and the record it
 leaves (`layout.FailedAttempt`) says whether the submission was refused and whether the failure was
 the gradebook database's, so that another try may succeed."""
+
 from __future__ import annotations
 
 import pickle
@@ -10,7 +11,8 @@ from nbgrader.api import InvalidEntry
 from sqlalchemy.exc import IntegrityError
 
 from autograder.coursedir.layout import FailedAttempt
-from autograder.intake.admission import Refused, _in_gradebook
+from autograder.intake.admission import _in_gradebook
+from autograder.intake.walk import Refused
 
 
 def test_a_refusal_carries_its_reasons():
@@ -22,7 +24,10 @@ def test_a_refusal_carries_its_reasons():
 
 def test_the_record_keeps_what_failed_and_reads_one_written_before_it_said_transient(tmp_path):
     path = tmp_path / ".a1.failed.json"
-    for attempt in (FailedAttempt("it is a FIFO", refused=True), FailedAttempt("the grader failed: locked", False, transient=True)):
+    for attempt in (
+        FailedAttempt("it is a FIFO", refused=True),
+        FailedAttempt("the grader failed: locked", False, transient=True),
+    ):
         attempt.write(path)
         assert FailedAttempt.read(path) == attempt
     path.write_text('{"reason": "the grader failed: KeyError", "refused": false}\n', encoding="utf-8")

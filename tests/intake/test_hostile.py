@@ -2,6 +2,7 @@
 earns nothing, a breaker loses only its own cells, the honest keep full marks, a folder holding
 links or special files is refused before anything of it is copied, the course files stay
 byte-identical, no process is left over, and the gradebook holds one grade per cell."""
+
 import html
 import re
 import sqlite3
@@ -13,8 +14,8 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.assignments import get
-from autograder.coursedir.config import database_url, load
 from autograder.commands.course import autograde_one, feedback, nbgrader
+from autograder.coursedir.config import database_url, load
 from autograder.labels import label
 
 from .. import hostile
@@ -39,18 +40,27 @@ def test_every_hostile_submission_was_graded_but_the_refused(graded_class):
 def _texts(graded_class, student: str) -> dict:
     """grade id (or None) -> the text of that code cell's outputs in the autograded notebook, wrapped lines joined."""
     path = graded_class.root / "autograded" / student / A / f"{A}.ipynb"
-    return {cell.metadata.get("nbgrader", {}).get("grade_id"):
-            re.sub(r"\n +", " ", "".join(o.get("text", "") or o.get("evalue", "") for o in cell.outputs))
-            for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"}
+    return {
+        cell.metadata.get("nbgrader", {}).get("grade_id"): re.sub(
+            r"\n +", " ", "".join(o.get("text", "") or o.get("evalue", "") for o in cell.outputs)
+        )
+        for cell in nbformat.read(path, as_version=4).cells
+        if cell.cell_type == "code"
+    }
 
 
 def test_a_folder_with_links_or_special_files_is_refused_flagged_and_never_copied(graded_class):
     reasons = {o.student: o.refused for o in graded_class.outcomes if o.assignment == A}
-    expected = {"notebook-link": "`'ch12_bptt.ipynb'` is a symbolic link", "links-beside": "`'gradebook.db'` is a symbolic link",
-                "hard-link": "`'ch12_bptt.ipynb'` is a hard link", "fifo": "`'pipe'` is a FIFO", "deep-folders": "nested more than",
-                "not-json": "`'ch12_bptt.ipynb'` is not a notebook nbformat can read (`NotJSONError",
-                "many-empty-cells": "cells, more than 1000",
-                "hostile-name": "`'\\x1b]0;pwned\\x07\\r\\u202e<img src=x onerror=alert(1)>'` is a FIFO"}
+    expected = {
+        "notebook-link": "`'ch12_bptt.ipynb'` is a symbolic link",
+        "links-beside": "`'gradebook.db'` is a symbolic link",
+        "hard-link": "`'ch12_bptt.ipynb'` is a hard link",
+        "fifo": "`'pipe'` is a FIFO",
+        "deep-folders": "nested more than",
+        "not-json": "`'ch12_bptt.ipynb'` is not a notebook nbformat can read (`NotJSONError",
+        "many-empty-cells": "cells, more than 1000",
+        "hostile-name": "`'\\x1b]0;pwned\\x07\\r\\u202e<img src=x onerror=alert(1)>'` is a FIFO",
+    }
     assert set(expected) == set(_students(graded_class, "refused"))
     settings = load(graded_class.root)
     with Gradebook(database_url(graded_class.root, settings), settings.COURSE_ID) as gb:
@@ -73,11 +83,26 @@ def test_only_the_notebook_and_the_course_files_reach_autograded(graded_class):
 
 
 def test_a_budget_bounds_a_submission_that_restarts_its_runner_on_every_check(graded_class):
-    outcome = next(o for o in graded_class.outcomes if o.student == "slow-replay" and o.assignment == A)
-    budget = load(graded_class.root).SUBMISSION_TIMEOUT
-    # every one of its 12 checks restarts the runner and replays a 4 s cell: about 50 s without a budget
-    assert outcome.seconds < budget + 4 * hostile.SLOW_CELL_SECONDS, outcome.seconds
-    assert any("used up its grading budget" in text for text in _texts(graded_class, "slow-replay").values())
+    """Each function of slow-replay ends its runner: each check that runs, and each cell that calls
+    one, costs the submission a runner (and the replay of its cells on the next). The budget gives
+    it at most RUNNER_RESTARTS + 1 runners (fewer once SUBMISSION_TIMEOUT is spent); every check
+    after them is refused without one."""
+    settings = load(graded_class.root)
+    path = graded_class.root / "autograded" / "slow-replay" / A / f"{A}.ipynb"
+    cells = [cell for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code"]
+    texts = [
+        " ".join("".join(o.get("text", "") or o.get("evalue", "") for o in cell.outputs).split()) for cell in cells
+    ]
+    ended = [text for text in texts if "stopped the Python process" in text or "The Python process stopped" in text]
+    by_check = _texts(graded_class, "slow-replay")
+    checks = [check.name for check in get(A).graded]
+    ran = [name for name in checks if "stopped the Python process" in by_check[name]]  # on a runner of its own
+    refused = [name for name in checks if "used up its grading budget" in by_check[name]]
+    assert ran and refused and sorted(ran + refused) == sorted(checks), {name: by_check[name] for name in checks}
+    # every runner replays the slow first cell: the time budget ends them before the restart cap can
+    assert len(ended) <= min(
+        settings.RUNNER_RESTARTS + 1, settings.SUBMISSION_TIMEOUT // hostile.SLOW_CELL_SECONDS + 1
+    ), ended
 
 
 def test_a_crash_in_graded_code_names_the_line_of_the_students_function(graded_class):
@@ -122,14 +147,18 @@ def test_no_process_started_by_a_submission_is_left(graded_class):
 
 def test_the_gradebook_holds_one_grade_per_student_and_cell(graded_class):
     with sqlite3.connect(graded_class.root / "gradebook.db") as db:
-        total, distinct = db.execute("select count(*), count(distinct notebook_id || '/' || cell_id) from grade").fetchone()
+        total, distinct = db.execute(
+            "select count(*), count(distinct notebook_id || '/' || cell_id) from grade"
+        ).fetchone()
     assert total == distinct > 0
 
 
 def test_output_is_cut_at_the_limit_with_a_note(graded_class):
     path = graded_class.root / "autograded" / "flood" / A / f"{A}.ipynb"
     assert path.stat().st_size < 1_000_000
-    text = "".join(o.get("text", "") for cell in nbformat.read(path, as_version=4).cells for o in cell.get("outputs", []))
+    text = "".join(
+        o.get("text", "") for cell in nbformat.read(path, as_version=4).cells for o in cell.get("outputs", [])
+    )
     assert "[output truncated: this cell printed more than 256 KB]" in text
 
 
@@ -140,8 +169,10 @@ def _graded_notebook(graded_class, student: str):
 def test_the_grader_bounds_the_output_it_keeps_per_cell_and_per_submission(graded_class):
     settings = load(graded_class.root)
     cell_limit, total = settings.OUTPUT_LIMIT_KB * 1024, settings.OUTPUT_TOTAL_KB * 1024
-    notebooks = {student: nbformat.read(_graded_notebook(graded_class, student), as_version=4)
-                 for student in ("raised-limit", "many-cells", "empty-lines")}
+    notebooks = {
+        student: nbformat.read(_graded_notebook(graded_class, student), as_version=4)
+        for student in ("raised-limit", "many-cells", "empty-lines")
+    }
     raised = max(len(o.get("text", "")) for cell in notebooks["raised-limit"].cells for o in cell.get("outputs", []))
     assert raised <= cell_limit + 8 * 1024, raised  # the runner was told to keep 8 MB of this cell
     for student, notebook in notebooks.items():
@@ -173,22 +204,43 @@ class _LiveMarkup(HTMLParser):
     def handle_starttag(self, tag, attrs):
         if tag in ("script", "iframe", "svg", "object", "embed"):
             self.found.append(tag)
-        self.found += [f"{tag} {name}" for name, value in attrs
-                       if name.startswith("on") or (value or "").strip().lower().startswith("javascript:")]
+        self.found += [
+            f"{tag} {name}"
+            for name, value in attrs
+            if name.startswith("on") or (value or "").strip().lower().startswith("javascript:")
+        ]
 
 
 def test_html_and_script_a_student_wrote_are_sanitised_in_the_autograded_notebook(graded_class):
     submitted = nbformat.read(graded_class.root / "submitted" / "html-injector" / A / f"{A}.ipynb", as_version=4)
-    assert all(_LiveMarkup(text).found for text in hostile.INJECTED_MARKDOWN[:3] + hostile.INJECTED_MARKDOWN[4:])  # the test can fail
+    assert all(
+        _LiveMarkup(text).found for text in hostile.INJECTED_MARKDOWN[:3] + hostile.INJECTED_MARKDOWN[4:]
+    )  # the test can fail
     notebook = nbformat.read(graded_class.root / "autograded" / "html-injector" / A / f"{A}.ipynb", as_version=4)
     rubric = label("written.rubric")  # the instructor's rubric, below each written answer
-    written = [cell for cell in notebook.cells if cell.cell_type != "code" and cell.source not in
-               {c.source for c in nbformat.read(graded_class.root / "source" / A / f"{A}.ipynb", as_version=4).cells}
-               and not cell.metadata.get("nbgrader", {}).get("grade") and not cell.source.startswith(rubric)]
-    assert len(written) == len(hostile.INJECTED_MARKDOWN) + 1 == sum(1 for c in submitted.cells if hostile.SCRIPT_FLAG in c.source) - 1
+    written = [
+        cell
+        for cell in notebook.cells
+        if cell.cell_type != "code"
+        and cell.source
+        not in {c.source for c in nbformat.read(graded_class.root / "source" / A / f"{A}.ipynb", as_version=4).cells}
+        and not cell.metadata.get("nbgrader", {}).get("grade")
+        and not cell.source.startswith(rubric)
+    ]
+    assert (
+        len(written)
+        == len(hostile.INJECTED_MARKDOWN) + 1
+        == sum(1 for c in submitted.cells if hostile.SCRIPT_FLAG in c.source) - 1
+    )
     for cell in written:
         assert not _LiveMarkup(cell.source).found, cell.source
-    outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs if o.output_type == "display_data"]
+    outputs = [
+        o
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for o in cell.outputs
+        if o.output_type == "display_data"
+    ]
     assert outputs and not {mime for o in outputs for mime in o.data} & {"image/svg+xml", "application/javascript"}
     assert not any(_LiveMarkup(o.data.get("text/html", "")).found for o in outputs)
 
@@ -199,11 +251,18 @@ def test_feedback_and_release_feedback_carry_the_page_only(graded_class):
     settings = load(graded_class.root)
     for student in ("many-cells", "empty-lines"):  # the page of a flood is bounded as its notebook is
         page = graded_class.root / "feedback" / student / A / f"{A}.html"
-        assert page.stat().st_size < 3 * (settings.OUTPUT_TOTAL_KB + 2 * settings.OUTPUT_LIMIT_KB) * 1024 + 1024 * 1024, student
+        assert (
+            page.stat().st_size < 3 * (settings.OUTPUT_TOTAL_KB + 2 * settings.OUTPUT_LIMIT_KB) * 1024 + 1024 * 1024
+        ), student
     course_files = {p.name for p in (graded_class.root / "source" / A).iterdir() if p.suffix != ".ipynb"}
     for student in students:
         given = {p.name for p in (graded_class.root / "feedback" / student / A).iterdir()}
-        assert f"{A}.html" in given and given <= {f"{A}.html", "submission_secret.txt", "timestamp.txt", *course_files}, given
+        assert f"{A}.html" in given and given <= {
+            f"{A}.html",
+            "submission_secret.txt",
+            "timestamp.txt",
+            *course_files,
+        }, given
     nbgrader(graded_class.root, "release_feedback", A, "--student=extra-files")
     released = [p for p in (graded_class.root / "exchange").rglob("*") if p.is_file() and "feedback" in p.parts]
     assert released and all(p.suffix == ".html" for p in released), released
@@ -213,7 +272,7 @@ def _shown_case(graded_class, student: str, check: str) -> str:
     """What a grade cell says from its first wrong hidden case on: the case, its inputs, the student's value."""
     text = _texts(graded_class, student)[check]
     assert "That hidden case's inputs:" in text, text
-    return text[text.index("hidden case"):]
+    return text[text.index("hidden case") :]
 
 
 def test_a_regrade_draws_the_same_cases_a_new_attempt_new_ones(graded_class):
@@ -248,9 +307,23 @@ def test_the_feedback_shows_expected_values_only_as_the_course_allows(graded_cla
     page = graded_class.root / "feedback" / student / A / f"{A}.html"
     text = lambda: html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))  # noqa: E731
     try:
-        nbgrader(graded_class.root, "generate_feedback", A, f"--student={student}", "--force", "--RevealExpected.shows_expected=always")
+        nbgrader(
+            graded_class.root,
+            "generate_feedback",
+            A,
+            f"--student={student}",
+            "--force",
+            "--RevealExpected.shows_expected=always",
+        )
         assert reveals(text())
-        nbgrader(graded_class.root, "generate_feedback", A, f"--student={student}", "--force", "--RevealExpected.shows_expected=never")
+        nbgrader(
+            graded_class.root,
+            "generate_feedback",
+            A,
+            f"--student={student}",
+            "--force",
+            "--RevealExpected.shows_expected=never",
+        )
         assert "That hidden case's inputs:" in text() and not reveals(text())
         raw = page.read_text(encoding="utf-8")  # what the grader keeps of each hidden case stays in the graded notebook
         assert '"drawn":' not in raw and '"expected":' not in raw and '"got":' not in raw

@@ -10,6 +10,7 @@ last test collects through the command line an exchange whose folders name no st
 
 Runs only as root where `useradd` and `runuser` exist (`tests/accounts.py`).
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,7 @@ from nbgrader.coursedir import CourseDirectory
 from autograder.commands.course import NBGRADER_MAIN, nbgrader_env, release
 from autograder.coursedir import config
 from autograder.coursedir.ledger import Ledger, now
-from autograder.intake import admission, collect
+from autograder.intake import collect, walk
 
 from ..accounts import User, account, needs_accounts, ok, run, shared_area
 from ..conftest import make_course
@@ -57,8 +58,9 @@ class Course:
 
     def collect(self, update: bool = False) -> None:
         """`SafeCollect` of the assignment, in this process (so a test can wrap one of its steps)."""
-        coursedir = CourseDirectory(root=str(self.root), course_id=self.settings.COURSE_ID, assignment_id=A,
-                                    db_url=self.db_url)
+        coursedir = CourseDirectory(
+            root=str(self.root), course_id=self.settings.COURSE_ID, assignment_id=A, db_url=self.db_url
+        )
         collect.SafeCollect(coursedir=coursedir, authenticator=None, root=str(self.exchange), update=update).start()
 
     def filed(self, student: str = STUDENT) -> Path:
@@ -108,7 +110,9 @@ def _writer(student: User, content: bytes, tag: str):
     return lambda target: ok(student.run("cp", str(staged), str(target)))
 
 
-def test_a_folder_swapped_for_a_link_to_the_source_after_its_check_never_files_the_instructors_notebook(course, area, monkeypatch):
+def test_a_folder_swapped_for_a_link_to_the_source_after_its_check_never_files_the_instructors_notebook(
+    course, area, monkeypatch
+):
     """After each inspection of her folder the student renames it away and puts in its place a link
     to the course's source folder (and back before the next one, as inotify lets her time it): the
     folder is read through the descriptor collect opened before its checks, so what is filed is
@@ -153,7 +157,7 @@ def test_bytes_written_while_they_are_copied_are_copied_again_and_received_after
             write(notebook)
         return copy(source, target, *args)
 
-    monkeypatch.setattr(admission.shutil, "copyfileobj", copy_while_she_writes)
+    monkeypatch.setattr(walk.shutil, "copyfileobj", copy_while_she_writes)
     course.collect()
     done = now()
     assert written, "the student wrote while collect read her notebook"
@@ -162,7 +166,9 @@ def test_bytes_written_while_they_are_copied_are_copied_again_and_received_after
     assert written[0] <= receipt.received <= done, (written[0], receipt.received, done)
 
 
-def test_a_hand_in_that_never_holds_still_is_refused_in_one_line_and_the_earlier_one_stays(course, area, monkeypatch, caplog):
+def test_a_hand_in_that_never_holds_still_is_refused_in_one_line_and_the_earlier_one_stays(
+    course, area, monkeypatch, caplog
+):
     """The student hands in, it is collected; she hands in again and writes her notebook over each
     time collect reads it: the new hand-in is refused with one line, nothing of it is filed or
     recorded, and the earlier submission stays as it was."""
@@ -183,7 +189,7 @@ def test_a_hand_in_that_never_holds_still_is_refused_in_one_line_and_the_earlier
             reads.append(1)
         return copy(source, target, *args)
 
-    monkeypatch.setattr(admission.shutil, "copyfileobj", copy_while_she_writes)
+    monkeypatch.setattr(walk.shutil, "copyfileobj", copy_while_she_writes)
     caplog.set_level("ERROR")
     course.collect(update=True)
     refused = [r.getMessage() for r in caplog.records if "changed while it was copied" in r.getMessage()]

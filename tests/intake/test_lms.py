@@ -1,5 +1,6 @@
 """Submissions in from an LMS download (nbgrader zip_collect, with the patterns the README gives)
 and the exchange folder that formgrader and `nbgrader release_assignment` expect."""
+
 import re
 import stat
 import zipfile
@@ -8,16 +9,19 @@ import nbformat
 import pytest
 from traitlets.config import Config
 
-from autograder.coursedir import config
 from autograder import pipeline
 from autograder.commands.course import nbgrader
+from autograder.coursedir import config
 
 from ..conftest import REPO, make_course
 
 
 def _readme_patterns() -> list[str]:
     """The zip_collect file-name patterns of the README, in order: nbgrader's documented naming, Canvas."""
-    return re.findall(r"--FileNameCollectorPlugin\.named_regexp='([^']+)'", (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"))
+    return re.findall(
+        r"--FileNameCollectorPlugin\.named_regexp='([^']+)'",
+        (REPO / "docs" / "instructor.md").read_text(encoding="utf-8"),
+    )
 
 
 def test_the_nbgrader_settings_create_the_exchange_formgrader_looks_for(tmp_path):
@@ -38,8 +42,10 @@ def test_the_canvas_pattern_reads_canvas_download_names(tmp_path):
     _, canvas = _readme_patterns()
     collector = FileNameCollectorPlugin(named_regexp=canvas)
     folder = tmp_path / "downloaded" / "ch12_bptt" / "extracted"
-    for name, student in (("doejane_123456_7891011_ch12_bptt.ipynb", "123456"),
-                          ("smithbob_LATE_234567_8910111_ch12_bptt-1.ipynb", "234567")):
+    for name, student in (
+        ("doejane_123456_7891011_ch12_bptt.ipynb", "123456"),
+        ("smithbob_LATE_234567_8910111_ch12_bptt-1.ipynb", "234567"),
+    ):
         found = collector.collect(str(folder / name))
         assert (found["student_id"], found["file_id"]) == (student, "ch12_bptt"), name
 

@@ -1,4 +1,5 @@
 """rnnkit.cells: notebook cells run in-process with IPython semantics, outputs as nbformat v4 dicts."""
+
 from __future__ import annotations
 
 import base64
@@ -6,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "kit"))
@@ -15,7 +15,10 @@ import nbformat  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib._pylab_helpers import Gcf  # noqa: E402
 
-from rnnkit.cells import MAX_OUTPUTS, MAX_TRACEBACK_FRAMES, CellRunner  # noqa: E402
+from rnnkit import output_limits  # noqa: E402
+from rnnkit.cells import CellRunner  # noqa: E402
+from rnnkit.output_limits import MAX_OUTPUTS  # noqa: E402
+from rnnkit.shell_hooks import MAX_TRACEBACK_FRAMES  # noqa: E402
 
 KIT = Path(__file__).resolve().parents[2] / "kit"
 
@@ -128,7 +131,12 @@ def test_figure_left_open_is_shown_once_and_closed(runner):
     assert pngs(outputs)[0].startswith(b"\x89PNG")
     assert not Gcf.get_all_fig_managers()
     assert runner.run("1") == [
-        {"output_type": "execute_result", "data": {"text/plain": "1"}, "metadata": {}, "execution_count": runner.execution_count}
+        {
+            "output_type": "execute_result",
+            "data": {"text/plain": "1"},
+            "metadata": {},
+            "execution_count": runner.execution_count,
+        }
     ]
 
 
@@ -201,17 +209,28 @@ def test_namespace_persists_between_cells(runner):
     assert runner.namespace["double"](4) == 8
 
 
-def test_printing_60_mb_is_cut_quickly(runner):
+def test_printing_60_mb_is_cut_quickly(runner, monkeypatch):
+    """Once a cell's text is cut, its writes are dropped as they come, before any bookkeeping: of 1.2
+    million writes, only those up to the limit reach the cell's outputs (`_Outputs.stream`)."""
     limit = runner.output_limit_bytes
-    started = time.perf_counter()
+    handed = []  # the length of each write that reached the cell's outputs
+    stream = output_limits._Outputs.stream
+
+    def counted(self, name, text):
+        handed.append(len(text))
+        return stream(self, name, text)
+
+    monkeypatch.setattr(output_limits._Outputs, "stream", counted)
     outputs = runner.run("for i in range(600_000):\n    print('x' * 99)")
-    elapsed = time.perf_counter() - started
-    assert elapsed < 5
+    # each print is two writes (its text, its newline) of 100 bytes in all; the first past the limit is the last
+    assert len(handed) <= 2 * (limit // 100 + 1) and sum(handed) <= limit + 100
     assert total_size(outputs) <= limit + 1024
     assert outputs[-1]["output_type"] == "stream"
     assert outputs[-1]["text"].endswith(f"[output truncated: this cell printed more than {limit // 1024} KB]\n")
-    # one write of 60 MB, too
+    # one write of 60 MB, too: it reaches the outputs once, and the newline after it does not
+    handed.clear()
     outputs = runner.run("print('y' * 60_000_000)")
+    assert handed == [60_000_000]
     assert total_size(outputs) <= limit + 1024
     assert "[output truncated" in outputs[-1]["text"]
     # the next cell has its whole budget again
@@ -232,9 +251,7 @@ def test_number_of_outputs_is_capped(runner):
 
 
 def test_large_display_keeps_its_plain_text(runner):
-    outputs = runner.run(
-        "from IPython.display import HTML\nHTML('<p>' + 'h' * 400_000 + '</p>')"
-    )
+    outputs = runner.run("from IPython.display import HTML\nHTML('<p>' + 'h' * 400_000 + '</p>')")
     assert outputs[0]["data"] == {"text/plain": "<IPython.core.display.HTML object>"}
     assert "[output truncated" in outputs[-1]["text"]
 
@@ -254,7 +271,9 @@ def test_closing_stdout_or_replacing_print_and_display(runner):
     runner.run("import sys\nsys.stdout.close()")
     assert stdout(runner.run("print('open')")) == "open\n"
     try:
-        runner.run("import builtins\n_saved_print = builtins.print\nbuiltins.print = lambda *a, **k: None\ndisplay = None")
+        runner.run(
+            "import builtins\n_saved_print = builtins.print\nbuiltins.print = lambda *a, **k: None\ndisplay = None"
+        )
         outputs = runner.run("import sys\nprint('nothing')\nsys.stdout.write('written\\n')\n7")
         assert stdout(outputs) == "written\n"
         assert of_type(outputs, "execute_result")[0]["data"]["text/plain"] == "7"
@@ -316,35 +335,76 @@ def test_outputs_make_a_valid_notebook(runner):
     nbformat.writes(notebook).encode("utf-8")
 
 
+#: Run in a fresh process: what building the first CellRunner did, from the audit events it raised
+#: (`sys.addaudithook`), as JSON.
+_CONSTRUCTION = """
+import json, os, sys
+sys.path.insert(0, KIT)
+from rnnkit.cells import CellRunner
+seen, watching = [], [False]
+sys.addaudithook(lambda event, args: seen.append((event, args)) if watching[0] else None)
+watching[0] = True
+runner = CellRunner()
+watching[0] = False
+libraries = tuple({sys.prefix, sys.base_prefix, sys.exec_prefix, KIT})
+writing = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+opened = [(os.fsdecode(args[0]) if isinstance(args[0], (str, bytes)) else str(args[0]), args[2] or 0)
+          for event, args in seen if event == "open"]
+processes = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty")
+print(json.dumps({
+    "written": [path for path, flags in opened if flags & writing],
+    "read_outside_the_libraries": [path for path, flags in opened if not path.startswith(libraries)],
+    "folders_made": [os.fsdecode(args[0]) for event, args in seen if event == "os.mkdir"],
+    "databases": [str(args[0]) for event, args in seen if event == "sqlite3.connect"],
+    "processes": [event for event, args in seen if event in processes],
+}))
+runner.run('kept = 1')
+again = CellRunner()
+print('kept' in again.namespace, again.execution_count)
+"""
+
+
 def test_fresh_process_construction_is_cheap_and_writes_no_profile(tmp_path):
-    script = (
-        "import sys, time\n"
-        f"sys.path.insert(0, {str(KIT)!r})\n"
-        "from rnnkit.cells import CellRunner\n"
-        "started = time.perf_counter()\n"
-        "runner = CellRunner()\n"
-        "built = time.perf_counter() - started\n"
-        "runner.run('kept = 1')\n"
-        "again = CellRunner()\n"
-        "print(built, 'kept' in again.namespace, again.execution_count)\n"
-    )
+    """Building the shell in a fresh process loads no IPython profile: it writes nothing, makes no
+    folder, opens no history database, starts no process, and reads no file but the libraries'
+    own (no configuration, startup file or history)."""
+    script = f"KIT = {str(KIT)!r}\n" + _CONSTRUCTION
     env = dict(os.environ, HOME=str(tmp_path), TMPDIR=str(tmp_path), IPYTHONDIR="")
     env.pop("IPYTHONDIR")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
-    built, kept, count = done.stdout.split()
-    assert float(built) < 1.0
+    built, again = done.stdout.splitlines()
+    assert json.loads(built) == {
+        "written": [],
+        "read_outside_the_libraries": [],
+        "folders_made": [],
+        "databases": [],
+        "processes": [],
+    }
+    kept, count = again.split()
     assert (kept, count) == ("False", "0")
     assert not (tmp_path / ".ipython").exists()
     assert not list(tmp_path.glob("rnnkit-ipython*"))
 
 
-def test_runaway_recursion_is_reported_with_its_middle_frames_left_out(runner):
+def test_runaway_recursion_is_reported_with_its_middle_frames_left_out(runner, monkeypatch):
     """About 3000 frames deep, the traceback keeps MAX_TRACEBACK_FRAMES of them, so it is formatted
-    (and read) in moments rather than minutes; the time bound only guards against a hang."""
-    started = time.perf_counter()
+    (and read) in moments rather than minutes: IPython's formatter, slow for each frame, is handed
+    that many frames, once."""
+    formatter = runner.shell.InteractiveTB
+    structured = formatter.structured_traceback
+    handed = []  # the number of frames of each traceback handed to the formatter
+
+    def counted(etype, evalue, etb=None, *args, **kwargs):
+        frames, node = 0, etb
+        while node is not None:
+            frames, node = frames + 1, node.tb_next
+        handed.append(frames)
+        return structured(etype, evalue, etb, *args, **kwargs)
+
+    monkeypatch.setattr(formatter, "structured_traceback", counted)
     outputs = runner.run("def deeper(n):\n    return deeper(n + 1)\ndeeper(0)")
-    assert time.perf_counter() - started < 30
+    assert len(handed) == 1 and 1 <= handed[0] <= MAX_TRACEBACK_FRAMES, handed
     error = of_type(outputs, "error")[0]
     assert error["ename"] == "RecursionError"
     traceback = "\n".join(error["traceback"])

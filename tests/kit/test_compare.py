@@ -1,6 +1,7 @@
 """The comparison ladder (`rnnkit.compare`): exact, float, rounded, shape, type, NaN, and
 transcendental values, against references as the grader hands them to the kit
-(`autograder.grading.symbolic.public_value` of the SymPy engine's values)."""
+(`autograder.vocabulary.symbolic.public_value` of the SymPy engine's values)."""
+
 from fractions import Fraction
 
 import numpy as np
@@ -9,9 +10,8 @@ import sympy as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from autograder.vocabulary.symbolic import public_value
 from rnnkit.compare import RATIONAL_RTOL, Real, compare, show
-
-from autograder.grading.symbolic import public_value
 
 fractions = st.fractions(min_value=-1000, max_value=1000, max_denominator=10_000)
 
@@ -71,8 +71,11 @@ def test_shape_type_nan_and_keys_are_named():
 
 
 def test_nested_structures_report_the_first_difference():
-    verdict = compare({"states": [1, Fraction(1, 2)], "grad": Fraction(-3, 8)},
-                      {"states": [1, Fraction(1, 2)], "grad": Fraction(-3, 4)}, where="the result")
+    verdict = compare(
+        {"states": [1, Fraction(1, 2)], "grad": Fraction(-3, 8)},
+        {"states": [1, Fraction(1, 2)], "grad": Fraction(-3, 4)},
+        where="the result",
+    )
     assert verdict.fields["where"] == "the result['grad']"
 
 
@@ -107,23 +110,53 @@ def _object_array(items):
 
 
 hashable = st.one_of(
-    st.integers(), st.integers(min_value=10**300, max_value=10**5000), st.fractions(),
+    st.integers(),
+    st.integers(min_value=10**300, max_value=10**5000),
+    st.fractions(),
     st.builds(Fraction, st.integers(min_value=10**400, max_value=10**600), st.integers(min_value=1, max_value=10**500)),
-    st.floats(), st.text(max_size=5), st.booleans(), st.none(), st.complex_numbers(),
-    st.sampled_from([Real("nan"), Real("inf"), Real("0.75"), sp.Rational(10**500, 3), sp.Symbol("x"), sp.Float(0.5), b"x",
-                     np.float64("nan"), np.int64(-5), np.bool_(True), np.str_("a"), np.complex128(1j)]),
+    st.floats(),
+    st.text(max_size=5),
+    st.booleans(),
+    st.none(),
+    st.complex_numbers(),
+    st.sampled_from(
+        [
+            Real("nan"),
+            Real("inf"),
+            Real("0.75"),
+            sp.Rational(10**500, 3),
+            sp.Symbol("x"),
+            sp.Float(0.5),
+            b"x",
+            np.float64("nan"),
+            np.int64(-5),
+            np.bool_(True),
+            np.str_("a"),
+            np.complex128(1j),
+        ]
+    ),
 )
-odd_values = st.recursive(hashable, lambda children: st.one_of(
-    st.lists(children, max_size=3), st.tuples(children, children), st.dictionaries(hashable, children, max_size=3),
-    st.frozensets(hashable, max_size=3), st.lists(children, max_size=3).map(_object_array),
-    st.lists(st.floats(), max_size=3).map(np.array)), max_leaves=10)
+odd_values = st.recursive(
+    hashable,
+    lambda children: st.one_of(
+        st.lists(children, max_size=3),
+        st.tuples(children, children),
+        st.dictionaries(hashable, children, max_size=3),
+        st.frozensets(hashable, max_size=3),
+        st.lists(children, max_size=3).map(_object_array),
+        st.lists(st.floats(), max_size=3).map(np.array),
+    ),
+    max_leaves=10,
+)
 
 
 @settings(max_examples=400, deadline=None)
 @given(odd_values, odd_values, st.booleans(), st.sampled_from([None, 1e-6]))
 def test_compare_never_raises(got, ref, exact, rtol):
     verdict = compare(got, ref, exact=exact, rtol=rtol)
-    assert verdict.ok or isinstance(verdict.message(reveal=True), str) and isinstance(verdict.message(reveal=False), str)
+    assert (
+        verdict.ok or isinstance(verdict.message(reveal=True), str) and isinstance(verdict.message(reveal=False), str)
+    )
 
 
 def test_deep_nesting_is_wrong_not_an_error():
@@ -133,7 +166,10 @@ def test_deep_nesting_is_wrong_not_an_error():
     assert not compare(deep, [[0]]).ok and not compare([[0]], deep).ok
 
 
-
 def test_the_exact_value_of_a_float_is_shown_as_that_float():
     assert show(Fraction(0.3)) == "0.3" and show(Fraction(-1, 2**60)) == repr(-(2.0**-60))
-    assert show(Fraction(1, 3)) == "1/3" and show(Fraction(3, 1 << 21)) == repr(3 / (1 << 21)) and show(Fraction(1, 256)) == "1/256"
+    assert (
+        show(Fraction(1, 3)) == "1/3"
+        and show(Fraction(3, 1 << 21)) == repr(3 / (1 << 21))
+        and show(Fraction(1, 256)) == "1/256"
+    )

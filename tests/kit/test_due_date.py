@@ -2,6 +2,7 @@
 date holds it (ISO 8601 with the offset of the course's TIMEZONE, and the zone's name), and the
 notebook's closing summary starts with it, in English and in Chinese; an assignment without one
 has no due line. The kit never holds a student's extension, nor anything of the course secret."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,14 +13,14 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from rnnkit import checker, codec, messages, selfcheck
-from rnnkit.selfcheck import SummaryItem, summary_lines
 
 from autograder.authoring import kit
 from autograder.coursedir import config
 from autograder.coursedir.ledger import Ledger
 from autograder.grading.attempts import read_secret
 from autograder.grading.worker import nbgrader_env
+from rnnkit import checker, codec, messages, selfcheck
+from rnnkit.selfcheck import SummaryItem, summary_lines
 
 from ..attempts import SECRET
 from ..conftest import make_course
@@ -32,8 +33,12 @@ TERM = {"ch12_bptt": {"due": "2027-03-01 23:59", "grace_minutes": 15, "late": {"
         "ch12_boundaries": {"attempts": 2}}
 """
 #: A student's extension, recorded in the course's ledger: never in the kit.
-EXTENSION = ("ch12_bptt", "student-with-extension", dt.datetime(2027, 4, 15, 12, 34, tzinfo=dt.timezone.utc),
-             "a private reason for the extension")
+EXTENSION = (
+    "ch12_bptt",
+    "student-with-extension",
+    dt.datetime(2027, 4, 15, 12, 34, tzinfo=dt.timezone.utc),
+    "a private reason for the extension",
+)
 DUE = {"at": "2027-03-01T23:59:00+01:00", "zone": "Europe/Berlin"}
 
 
@@ -65,6 +70,7 @@ def wheel_files(root, tmp_path_factory) -> dict[str, bytes]:
 @pytest.fixture
 def kit_of(monkeypatch, tmp_path):
     """Make the self-check read the public data of a built kit (name -> bytes, as in its wheel)."""
+
     def use(files: dict[str, bytes]) -> None:
         public = tmp_path / "public"
         public.mkdir()
@@ -92,7 +98,13 @@ def _summary(assignment: str, lang: str) -> str:
 def test_the_kit_holds_the_due_date_in_the_courses_time_zone(wheel_files):
     bptt = _public(wheel_files, "ch12_bptt")
     assert bptt["due"] == DUE
-    assert set(bptt) == {"assignment", "checks", "written", "CALL_TIMEOUT", "due"}  # nothing else of TERM: no grace, late policy, attempts
+    assert set(bptt) == {
+        "assignment",
+        "checks",
+        "written",
+        "CALL_TIMEOUT",
+        "due",
+    }  # nothing else of TERM: no grace, late policy, attempts
     # given with an offset of its own, shown in the course's time zone (summer time in Berlin)
     assert _public(wheel_files, "ch12_gates")["due"] == {"at": "2027-06-01T12:00:00+02:00", "zone": "Europe/Berlin"}
     for assignment in ("ch11_rnn_state", "ch12_boundaries"):  # no due date: nothing
@@ -103,7 +115,15 @@ def test_the_kit_holds_no_extension_and_nothing_of_the_course_secret(root, wheel
     secret = read_secret(root)
     assert secret == SECRET
     assignment, student, until, reason = EXTENSION
-    private = [secret, secret.hex().encode(), student.encode(), reason.encode(), b"2027-04-15", b"course_secret", b"extension"]
+    private = [
+        secret,
+        secret.hex().encode(),
+        student.encode(),
+        reason.encode(),
+        b"2027-04-15",
+        b"course_secret",
+        b"extension",
+    ]
     for name, data in wheel_files.items():
         leaked = [text for text in private if text in data]
         assert not leaked, (name, leaked)
@@ -115,8 +135,10 @@ def test_the_built_public_files_agree_with_the_wheel(root, wheel_files):
             assert codec.loads(data, trusted=True).get("due") == _public(wheel_files, Path(name).stem).get("due")
 
 
-@pytest.mark.parametrize("lang, line", [("en", "Due: 2027-03-01 23:59 (Europe/Berlin)."),
-                                        ("zh", "截止时间：2027-03-01 23:59（Europe/Berlin）。")])
+@pytest.mark.parametrize(
+    "lang, line",
+    [("en", "Due: 2027-03-01 23:59 (Europe/Berlin)."), ("zh", "截止时间：2027-03-01 23:59（Europe/Berlin）。")],
+)
 def test_the_self_check_summary_starts_with_the_due_date(wheel_files, kit_of, lang, line):
     kit_of(wheel_files)
     summary = _summary("ch12_bptt", lang)

@@ -8,6 +8,7 @@ the self-check and the runner alike (`rnnkit.checking.run_cases`, `call_student`
 * a function that changes an argument it was given breaks its contract, named by argument and change;
 * a call stopped by its time limit is "too slow on a case of this size (n = ...)", not "endless".
 """
+
 from __future__ import annotations
 
 import re
@@ -16,7 +17,8 @@ from fractions import Fraction
 import numpy as np
 import pytest
 import sympy as sp
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rnnkit import messages
 from rnnkit.checking import FLOAT32_PRECISION, Case, Rules, StudentFailure, call_student, run_cases
@@ -49,9 +51,13 @@ def test_float32_arithmetic_is_named_where_it_costs_points():
 def test_float32_arithmetic_is_named_where_a_looser_tolerance_keeps_the_points():
     report = run_cases("a", "sigmoid", sigmoid32, CASES, Rules(rtol=1e-6))
     assert report.score == 1 and report.misconceptions == [FLOAT32_PRECISION]
-    assert "Noted [float32_precision], though no point is lost" in re.sub(r"\s+", " ", " ".join(report.lines(graded=True)))
+    assert "Noted [float32_precision], though no point is lost" in re.sub(
+        r"\s+", " ", " ".join(report.lines(graded=True))
+    )
     with messages.speaking("zh"):
-        assert "没有因此扣分" in "".join(run_cases("a", "sigmoid", sigmoid32, CASES, Rules(rtol=1e-6)).lines(graded=True))
+        assert "没有因此扣分" in "".join(
+            run_cases("a", "sigmoid", sigmoid32, CASES, Rules(rtol=1e-6)).lines(graded=True)
+        )
 
 
 def test_dyadic_values_that_float32_holds_exactly_are_not_float32_arithmetic():
@@ -103,10 +109,15 @@ def test_changing_an_argument_breaks_the_contract_by_name_and_change():
         return 1.0
 
     case = Case(({"W": np.array([[0.5, 0.25]])}, [1, 2]))
-    for fn, found in ((scales_in_place, "`model` (model['W'][0, 0] was 0.5, now 1.0)"), (appends, "`xs` (xs had 2 items, now 3)")):
+    for fn, found in (
+        (scales_in_place, "`model` (model['W'][0, 0] was 0.5, now 1.0)"),
+        (appends, "`xs` (xs had 2 items, now 3)"),
+    ):
         with pytest.raises(StudentFailure) as failure:
             call_student(fn, case, name=fn.__name__)
-        assert failure.value.message_id == "check.contract_broken" and found in failure.value.message, failure.value.message
+        assert failure.value.message_id == "check.contract_broken" and found in failure.value.message, (
+            failure.value.message
+        )
     assert case.args[0]["W"][0, 0] == 0.5  # the case itself is never touched
     assert call_student(lambda model, xs: float(model["W"].sum()) + len(xs), case, name="reads") == 2.75
 
@@ -119,21 +130,27 @@ def test_a_call_that_runs_out_of_time_is_too_slow_on_a_case_of_its_size():
     with pytest.raises(StudentFailure) as failure:
         call_student(slow, Case((list(range(100)),), label="the longest case"), name="slow", timeout=0.2)
     assert failure.value.message_id == "check.timeout_size"
-    assert "too slow on a case of this size (n = 100)" in failure.value.message and "never ends" in failure.value.message
+    assert (
+        "too slow on a case of this size (n = 100)" in failure.value.message and "never ends" in failure.value.message
+    )
 
 
 # ----------------------------------------------------------------------------- in the runner, as at self-check
+
 
 def test_the_runner_holds_a_call_to_its_arguments_and_its_time_as_the_self_check_does(tmp_path):
     from autograder.sandbox.session import Session
     from rnnkit.jail.limits import Limits
 
-    source = ("def scales(model, xs):\n    model['W'] *= 2\n    return 1.0\n"
-              "def endless(xs):\n    while True:\n        pass\n")
+    source = (
+        "def scales(model, xs):\n    model['W'] *= 2\n    return 1.0\ndef endless(xs):\n    while True:\n        pass\n"
+    )
     space: dict = {}
     exec(source, space)
-    cases = {"scales": [(Case(({"W": np.array([[0.5, 0.25]])}, [1, 2]), label="c"), True, Fraction(1))],
-             "endless": [(Case((list(range(100)),), label="c"), True, Fraction(1))]}
+    cases = {
+        "scales": [(Case(({"W": np.array([[0.5, 0.25]])}, [1, 2]), label="c"), True, Fraction(1))],
+        "endless": [(Case((list(range(100)),), label="c"), True, Fraction(1))],
+    }
     with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
         session.run_cell(source)
         for name, listed in cases.items():
@@ -144,6 +161,7 @@ def test_the_runner_holds_a_call_to_its_arguments_and_its_time_as_the_self_check
 
 
 # ----------------------------------------------------------------------------- hostile arguments
+
 
 class _Angry:
     """An object whose comparison raises and whose repr is enormous."""
@@ -157,11 +175,14 @@ class _Angry:
         return "x" * 10**6
 
 
-@pytest.mark.parametrize("vandal", [
-    lambda xs: xs.__setitem__(0, xs),            # a list made to hold itself
-    lambda xs: xs.__setitem__(0, _Angry()),      # an item that cannot be compared or printed short
-    lambda xs: xs.extend(range(10**6)),          # a flood
-])
+@pytest.mark.parametrize(
+    "vandal",
+    [
+        lambda xs: xs.__setitem__(0, xs),  # a list made to hold itself
+        lambda xs: xs.__setitem__(0, _Angry()),  # an item that cannot be compared or printed short
+        lambda xs: xs.extend(range(10**6)),  # a flood
+    ],
+)
 def test_an_argument_vandalised_in_place_is_one_short_clear_failure(vandal):
     def f(xs):
         vandal(xs)

@@ -3,6 +3,7 @@ and the same placeholders, each Chinese message is written in Chinese, and `COUR
 
 The files are read from the repository (kit/rnnkit/messages), not from the installed package, which
 only holds them once the environment is rebuilt."""
+
 from __future__ import annotations
 
 import builtins
@@ -12,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from rnnkit.messages import _FIELD
 
 REPO = Path(__file__).resolve().parents[2]
@@ -30,7 +32,11 @@ _PYTHON_NAMES = set(keyword.kwlist) | set(dir(builtins))
 def _load(path: Path) -> dict[str, str]:
     """The messages of one file; a Chinese file's translations of the public cases' labels
     (`label.<English label>`, which have no English twin) are tests/test_case_labels_zh.py's."""
-    return {key: value for key, value in json.loads(path.read_text(encoding="utf-8")).items() if not key.startswith("label.")}
+    return {
+        key: value
+        for key, value in json.loads(path.read_text(encoding="utf-8")).items()
+        if not key.startswith("label.")
+    }
 
 
 def _chinese(path: Path) -> Path:
@@ -84,8 +90,11 @@ def test_chinese_file_is_formatted_as_the_english_one(english: Path):
 @pytest.mark.parametrize("english", ENGLISH, ids=lambda path: path.name)
 def test_each_chinese_message_has_the_same_placeholders(english: Path):
     en, zh = _load(english), _load(_chinese(english))
-    wrong = {key: (sorted(_placeholders(en[key])), sorted(_placeholders(zh[key]))) for key in en.keys() & zh.keys()
-             if _placeholders(en[key]) != _placeholders(zh[key])}
+    wrong = {
+        key: (sorted(_placeholders(en[key])), sorted(_placeholders(zh[key])))
+        for key in en.keys() & zh.keys()
+        if _placeholders(en[key]) != _placeholders(zh[key])
+    }
     assert not wrong, f"placeholders differ (English, Chinese): {wrong}"
 
 
@@ -94,8 +103,12 @@ def test_each_chinese_message_is_written_in_chinese(english: Path):
     """Each message with words is written in Chinese (a layout of placeholders, such as
     "{label}: {message}", has no words to translate: only its punctuation is Chinese)."""
     en, zh = _load(english), _load(_chinese(english))
-    not_chinese = [key for key, message in zh.items() if not isinstance(message, str)
-                   or (not _mostly_chinese(message) and any(char.isalpha() for char in _prose(en[key])))]
+    not_chinese = [
+        key
+        for key, message in zh.items()
+        if not isinstance(message, str)
+        or (not _mostly_chinese(message) and any(char.isalpha() for char in _prose(en[key])))
+    ]
     assert not not_chinese, f"{_chinese(english).name}: not mostly Chinese: {not_chinese}"
 
 
@@ -132,5 +145,7 @@ def test_chinese_prose_uses_full_width_punctuation(english: Path):
     """Beside a Chinese character a comma, colon, semicolon, bracket, question or exclamation mark
     is full-width (，：；（）？！); code (backticked) and placeholders aside."""
     zh = _load(_chinese(english))
-    half = {key: _HALF_WIDTH_BY_CJK.findall(_BACKTICKED.sub(" ", _FIELD.sub(" ", message))) for key, message in zh.items()}
+    half = {
+        key: _HALF_WIDTH_BY_CJK.findall(_BACKTICKED.sub(" ", _FIELD.sub(" ", message))) for key, message in zh.items()
+    }
     assert not {key: found for key, found in half.items() if found}

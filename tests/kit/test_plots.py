@@ -1,6 +1,7 @@
 """rnnkit.plots: a plot shown with words. Its text alternative names what the plot shows and its axes
 and tells each series' trend, computed from the values drawn; its table holds every value drawn; both
 speak the notebook's language; no text of the plot or of its words ever becomes markup."""
+
 from __future__ import annotations
 
 import html
@@ -13,7 +14,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "kit"))
 
 import pytest  # noqa: E402
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st
 from matplotlib.figure import Figure  # noqa: E402
 
 from rnnkit import messages, plots, selfcheck  # noqa: E402
@@ -52,20 +54,29 @@ def said(figure: Figure, words: Words = WORDS) -> str:
 
 # --------------------------------------------------------------------------- the text alternative
 
+
 @SLOW
 @given(VALUES)
 def test_a_rising_or_falling_line_is_told_so_from_its_first_to_its_last_value(values):
     rising = sorted(map(float, values))
     xs = list(range(1, len(rising) + 1))
-    assert said(line_figure(("a", xs, rising))).startswith(f"“series a” rises from {num(rising[0])} to {num(rising[-1])}")
+    assert said(line_figure(("a", xs, rising))).startswith(
+        f"“series a” rises from {num(rising[0])} to {num(rising[-1])}"
+    )
     falling = rising[::-1]
-    assert said(line_figure(("a", xs, falling))).startswith(f"“series a” falls from {num(falling[0])} to {num(falling[-1])}")
+    assert said(line_figure(("a", xs, falling))).startswith(
+        f"“series a” falls from {num(falling[0])} to {num(falling[-1])}"
+    )
 
 
 @SLOW
-@given(st.integers(-1000, 1000).filter(bool), st.sampled_from([0.25, 0.5, 0.9, 0.99, 1.5, 3.0]), st.integers(plots.LISTED + 1, 40))
+@given(
+    st.integers(-1000, 1000).filter(bool),
+    st.sampled_from([0.25, 0.5, 0.9, 0.99, 1.5, 3.0]),
+    st.integers(plots.LISTED + 1, 40),
+)
 def test_a_line_that_changes_by_one_ratio_is_told_its_ratio(start, ratio, count):
-    ys = [start * ratio ** k for k in range(count)]
+    ys = [start * ratio**k for k in range(count)]
     sentence = said(line_figure(("a", list(range(count)), ys)))
     assert sentence.endswith(f", each value {num(ratio)} times the one before."), sentence
 
@@ -76,8 +87,10 @@ def test_a_line_that_goes_up_and_down_is_told_its_lowest_and_highest_points(valu
     ys = list(map(float, values))
     xs = [x / 2 for x in range(len(ys))]
     low, high = ys.index(min(ys)), ys.index(max(ys))
-    assert said(line_figure(("a", xs, ys))) == (f"“series a” goes from {num(ys[0])} to {num(ys[-1])}, lowest {num(ys[low])} at "
-                                               f"x = {num(xs[low])}, highest {num(ys[high])} at x = {num(xs[high])}.")
+    assert said(line_figure(("a", xs, ys))) == (
+        f"“series a” goes from {num(ys[0])} to {num(ys[-1])}, lowest {num(ys[low])} at "
+        f"x = {num(xs[low])}, highest {num(ys[high])} at x = {num(xs[high])}."
+    )
 
 
 @SLOW
@@ -97,12 +110,16 @@ def test_a_flat_line_stays(value, count):
 @given(st.lists(st.floats(-1e6, 1e6), min_size=1, max_size=plots.LISTED))
 def test_a_short_line_is_told_value_by_value(ys):
     xs = list(range(10, 10 + len(ys)))
-    assert said(line_figure(("a", xs, ys))) == "“series a” is " + ", ".join(f"{num(y)} at x = {x}" for x, y in zip(xs, ys)) + "."
+    assert (
+        said(line_figure(("a", xs, ys)))
+        == "“series a” is " + ", ".join(f"{num(y)} at x = {x}" for x, y in zip(xs, ys)) + "."
+    )
 
 
 def test_a_line_with_values_that_are_not_finite_says_so():
-    assert said(line_figure(("a", [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5]))) == ("“series a” holds values that are not finite "
-                                                                                  "numbers (NaN or infinity).")
+    assert said(line_figure(("a", [1, 2, 3, 4, 5], [1, 2, math.nan, 4, 5]))) == (
+        "“series a” holds values that are not finite numbers (NaN or infinity)."
+    )
 
 
 @SLOW
@@ -154,13 +171,20 @@ def test_the_words_of_a_notebook_plot_are_its_messages():
     figure = line_figure(("blue", [1, 2, 3, 4, 5], [1, 0.5, 0.25, 0.125, 0.0625]), marks=(("bias", "y", 0.125),))
     found = views(figure)
     words = words_of("blue_clue", found)
-    assert words.about.startswith("Table 11.4") and words.names == {"blue": "blue coordinate of h_t", "bias": "red bias b_y (red - blue)"}
+    assert words.about.startswith("Table 11.4") and words.names == {
+        "blue": "blue coordinate of h_t",
+        "bias": "red bias b_y (red - blue)",
+    }
     alt = alt_text(words, found)
     assert alt.startswith(words.about) and f"x axis: {words.x}" in alt and f"y axis: {words.y}" in alt
-    assert "falls from 1 to 0.0625, each value 0.5 times the one before" in alt and "is below “red bias b_y (red - blue)” from x = 5 on" in alt
+    assert (
+        "falls from 1 to 0.0625, each value 0.5 times the one before" in alt
+        and "is below “red bias b_y (red - blue)” from x = 5 on" in alt
+    )
 
 
 # --------------------------------------------------------------------------- the table
+
 
 class Tables(HTMLParser):
     """The tables of an HTML text: each a caption and rows of cell texts; and every start tag with its attributes."""
@@ -195,8 +219,18 @@ class Tables(HTMLParser):
 
 
 @SLOW
-@given(st.lists(st.lists(st.tuples(st.integers(0, 30), st.floats(-1e9, 1e9, allow_nan=False)), min_size=1, max_size=12,
-                         unique_by=lambda point: point[0]), min_size=1, max_size=4))
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.integers(0, 30), st.floats(-1e9, 1e9, allow_nan=False)),
+            min_size=1,
+            max_size=12,
+            unique_by=lambda point: point[0],
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
 def test_the_table_holds_every_value_drawn_in_its_row_and_column(drawn):
     series = [(f"s{index}", [x for x, _ in points], [y for _, y in points]) for index, points in enumerate(drawn)]
     words = Words("About.", "x", "y", {gid: f"name {gid}" for gid, _, _ in series})
@@ -207,7 +241,9 @@ def test_the_table_holds_every_value_drawn_in_its_row_and_column(drawn):
     by_x = {row[0]: row[1:] for row in rows}
     assert list(by_x) == [num(x) for x in sorted({x for _, xs, _ in series for x in xs})]
     for column, (_, xs, ys) in enumerate(series):
-        assert {x: cells[column] for x, cells in by_x.items() if cells[column]} == {num(x): num(y) for x, y in zip(xs, ys)}
+        assert {x: cells[column] for x, cells in by_x.items() if cells[column]} == {
+            num(x): num(y) for x, y in zip(xs, ys)
+        }
     plain = table_text(words, found).splitlines()
     assert plain[3:] == [" | ".join(row) for row in [header, *rows]]
 
@@ -220,14 +256,27 @@ def test_reference_lines_bars_points_and_tick_labels_are_in_the_tables():
     axes.axhline(0.125, gid="m")
     axes.set_xticks([1, 2, 3], ["1\nfirst", "2\nsecond", "3\nthird"])
     values, marks = Tables(table_html(WORDS, views(figure))).tables
-    assert values["rows"] == [["the x things", "series a", "series b"], ["1 first", "-0.5", ""], ["2 second", "0.25", "7"],
-                              ["3 third", "2", "8"]]
-    assert marks["rows"] == [["line", "at"], ["mark m", "y = 0.125"]] and marks["caption"] == "Reference lines across the plot"
+    assert values["rows"] == [
+        ["the x things", "series a", "series b"],
+        ["1 first", "-0.5", ""],
+        ["2 second", "0.25", "7"],
+        ["3 third", "2", "8"],
+    ]
+    assert (
+        marks["rows"] == [["line", "at"], ["mark m", "y = 0.125"]]
+        and marks["caption"] == "Reference lines across the plot"
+    )
     assert "“series a” is -0.5 at x = 1, 0.25 at x = 2, 2 at x = 3." in alt_of(figure)
     assert "“series b” is 7 at x = 2, 8 at x = 3." in alt_of(figure)
 
 
-HOSTILE = ["<script>alert(1)</script>", '"><img src=x onerror=alert(2)>', "a & b < c", "' onmouseover='alert(3)", "&lt;b&gt;"]
+HOSTILE = [
+    "<script>alert(1)</script>",
+    '"><img src=x onerror=alert(2)>',
+    "a & b < c",
+    "' onmouseover='alert(3)",
+    "&lt;b&gt;",
+]
 
 
 @given(st.lists(st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1)), min_size=5, max_size=5))
@@ -240,7 +289,10 @@ def test_no_label_text_ever_becomes_markup(texts):
     words = Words(about, x, y, {"a": name})
     page = table_html(words, views(figure))
     parsed = Tables(page)
-    allowed = {**dict.fromkeys(("details", "summary", "table", "caption", "thead", "tbody", "tr", "td"), set()), "th": {"scope"}}
+    allowed = {
+        **dict.fromkeys(("details", "summary", "table", "caption", "thead", "tbody", "tr", "td"), set()),
+        "th": {"scope"},
+    }
     assert all(tag in allowed and set(attrs) <= allowed[tag] for tag, attrs in parsed.tags), parsed.tags
     (table,) = parsed.tables
     shown_tick = " ".join(tick.split()) or "1"
@@ -251,9 +303,13 @@ def test_no_label_text_ever_becomes_markup(texts):
 def test_a_plot_without_words_fails_closed_with_one_line():
     figure = Figure()
     figure.subplots().plot([1, 2], [3, 4])
-    with pytest.raises(ValueError, match=r"^show_plot: a line has no gid; give each line.*\(gid=\.\.\.\), which names its words$"):
+    with pytest.raises(
+        ValueError, match=r"^show_plot: a line has no gid; give each line.*\(gid=\.\.\.\), which names its words$"
+    ):
         views(figure)
-    with pytest.raises(ValueError, match="^show_plot: the figure draws no line, bar, point or reference line to describe$"):
+    with pytest.raises(
+        ValueError, match="^show_plot: the figure draws no line, bar, point or reference line to describe$"
+    ):
         views(Figure())
     figure = line_figure(("unknown", [1, 2], [3, 4]))
     with pytest.raises(KeyError, match="no message 'plot.blue_clue.unknown'"):
@@ -261,6 +317,7 @@ def test_a_plot_without_words_fails_closed_with_one_line():
 
 
 # --------------------------------------------------------------------------- both languages
+
 
 def test_the_words_are_the_notebooks_language():
     figure = line_figure(("blue", [1, 2, 3, 4, 5], [1, 0.5, 0.25, 0.125, 0.0625]), marks=(("bias", "y", 0.125),))
@@ -270,7 +327,10 @@ def test_the_words_are_the_notebooks_language():
     with messages.speaking("zh"):
         chinese = alt_text(words_of("blue_clue", found), found), table_html(words_of("blue_clue", found), found)
     assert not any(CJK.search(text) for text in english), english
-    assert "从1降到0.0625，每个值是前一个的0.5倍" in chinese[0] and "从x = 5起，“状态h_t的蓝色坐标”低于“红色偏置b_y（红减蓝）”" in chinese[0]
+    assert (
+        "从1降到0.0625，每个值是前一个的0.5倍" in chinese[0]
+        and "从x = 5起，“状态h_t的蓝色坐标”低于“红色偏置b_y（红减蓝）”" in chinese[0]
+    )
     assert "<summary>图中画出的数值（表格）</summary>" in chinese[1] and ". " not in chinese[0]
 
 
@@ -288,6 +348,7 @@ show_plot("blue_clue")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_show_plot_shows_the_figure_with_its_alt_then_the_table_and_closes_it(lang):
     from matplotlib._pylab_helpers import Gcf
+
     from rnnkit.cells import CellRunner
 
     before = selfcheck._edition[:]
@@ -321,6 +382,7 @@ with uses_your_functions():
 
 def test_a_plot_cell_whose_function_raises_shows_the_error_and_no_figure_without_words():
     from matplotlib._pylab_helpers import Gcf
+
     from rnnkit.cells import CellRunner
 
     outputs = CellRunner().run(HALF_DRAWN)

@@ -4,6 +4,7 @@ validate`), and message widths: every line the self-check prints fits `messages.
 fits `nbgrader validate` (its indent, its cut), and `wrap` keeps Chinese words whole where it can.
 
 All in-process, on the public cases only (no kernel, no nbgrader run)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,11 +13,11 @@ import re
 
 import pytest
 from nbgrader.validator import Validator
+
+from autograder.assignments import get
 from rnnkit import checker, messages
 from rnnkit.messages import _CLOSING, _OPENING, display_width, wrap
 from rnnkit.selfcheck import SummaryItem, public_checks, public_half, selfcheck, summary_lines
-
-from autograder.assignments import get
 
 from ..conftest import ASSIGNMENTS
 
@@ -46,8 +47,11 @@ def _run(assignment: str, lang: str, functions: dict, names=None):
 def _too_wide(text: str) -> list[str]:
     """Lines wider than `messages.WIDTH` columns, or that nbgrader validate would cut."""
     validator = Validator()
-    return [line for line in text.splitlines()
-            if display_width(line) > messages.WIDTH or len(validator.indent + line) > validator.width - 3]
+    return [
+        line
+        for line in text.splitlines()
+        if display_width(line) > messages.WIDTH or len(validator.indent + line) > validator.width - 3
+    ]
 
 
 def _wrapped(*lines: str) -> str:
@@ -70,7 +74,11 @@ def test_english_breaks_only_at_spaces():
     assert all(part.startswith("    word") for part in lines[1:])
     assert " ".join(part.strip() for part in lines) == line.strip()
     long = "-1672555889887566661095325808336303706705928/22300745198530623141535718272648361505980416"
-    assert wrap(f"  - you returned {long}.") == ["  - you returned", f"    {long[:45]}", f"    {long[45:]}."]  # after the "/"
+    assert wrap(f"  - you returned {long}.") == [
+        "  - you returned",
+        f"    {long[:45]}",
+        f"    {long[45:]}.",
+    ]  # after the "/"
     assert wrap("x" * 120) == ["x" * messages.WIDTH, "  " + "x" * (120 - messages.WIDTH)]  # nbgrader would cut it
 
 
@@ -87,7 +95,9 @@ def test_chinese_breaks_between_characters_only_when_needed():
     line = "中" * 100  # no punctuation to break at
     lines = wrap(line)
     assert "".join(part.strip() for part in lines) == line
-    assert all(display_width(part) <= messages.WIDTH for part in lines) and display_width(lines[0]) >= messages.WIDTH - 1
+    assert (
+        all(display_width(part) <= messages.WIDTH for part in lines) and display_width(lines[0]) >= messages.WIDTH - 1
+    )
     short = "短句，" + "长" * 60  # a break after the comma would leave the line nearly empty
     assert display_width(wrap(short)[0]) >= messages.WIDTH - 1
 
@@ -128,10 +138,21 @@ def test_a_stub_is_not_started_quietly_on_stdout(lang):
     printed, summary = _run("ch12_bptt", lang, {})
     with messages.speaking(lang):
         for name, (out, err) in printed.items():
-            assert out == "\n".join(wrap(messages.text("check.not_started", name=name))) + "\n" and not err, (name, out, err)
+            assert out == "\n".join(wrap(messages.text("check.not_started", name=name))) + "\n" and not err, (
+                name,
+                out,
+                err,
+            )
             assert messages.text(NOTE) not in out
         assert summary.count(_wrapped(messages.text(NOTE))) == 1
-        assert _wrapped(messages.text("notebook.summary_stub", names=(", " if lang == "en" else "、").join(public_checks("ch12_bptt")))) in summary
+        assert (
+            _wrapped(
+                messages.text(
+                    "notebook.summary_stub", names=(", " if lang == "en" else "、").join(public_checks("ch12_bptt"))
+                )
+            )
+            in summary
+        )
 
 
 def test_under_nbgrader_validate_a_stub_is_not_started_on_stderr(monkeypatch):
@@ -165,7 +186,11 @@ def _mixed(lang: str):
         calls.append(1)
         return reference.clip_by_global_norm(*args, **kwargs) if len(calls) == 1 else 0
 
-    functions = {"scalar_forward": reference.scalar_forward, "bptt_scalar": lambda *a, **k: 0, "clip_by_global_norm": partly}
+    functions = {
+        "scalar_forward": reference.scalar_forward,
+        "bptt_scalar": lambda *a, **k: 0,
+        "clip_by_global_norm": partly,
+    }
     return _run("ch12_bptt", lang, functions)
 
 
@@ -177,52 +202,93 @@ def test_the_summary_of_a_notebook_half_done(lang):
     every = sum(spec["points"] for spec in checks.values()) + sum(written.values())
     with messages.speaking(lang):
         head = messages.text("notebook.summary", right=1, total=len(checks)) + messages.text(
-            "notebook.summary_worth", points=f"{checks['scalar_forward']['points']:g}", all=f"{every:g}")
+            "notebook.summary_worth", points=f"{checks['scalar_forward']['points']:g}", all=f"{every:g}"
+        )
         clip = len(checks["clip_by_global_norm"]["cases"])
-        wrong = sep.join([messages.text("notebook.summary_wrong_item", name="bptt_scalar", passed=0, total=len(checks["bptt_scalar"]["cases"])),
-                          messages.text("notebook.summary_wrong_item", name="clip_by_global_norm", passed=1, total=clip)])
+        wrong = sep.join(
+            [
+                messages.text(
+                    "notebook.summary_wrong_item",
+                    name="bptt_scalar",
+                    passed=0,
+                    total=len(checks["bptt_scalar"]["cases"]),
+                ),
+                messages.text("notebook.summary_wrong_item", name="clip_by_global_norm", passed=1, total=clip),
+            ]
+        )
         stubs = [name for name in checks if name not in ("scalar_forward", "bptt_scalar", "clip_by_global_norm")]
-        expected = [head, messages.text("notebook.summary_right", names="scalar_forward"), messages.text("notebook.summary_wrong", names=wrong),
-                    messages.text("notebook.summary_stub", names=sep.join(stubs)),
-                    messages.text("notebook.summary_written", names=sep.join(messages.text("notebook.points_item", name=name, count=1)
-                                                                             for name in written)),
-                    messages.text(NOTE)]
+        expected = [
+            head,
+            messages.text("notebook.summary_right", names="scalar_forward"),
+            messages.text("notebook.summary_wrong", names=wrong),
+            messages.text("notebook.summary_stub", names=sep.join(stubs)),
+            messages.text(
+                "notebook.summary_written",
+                names=sep.join(messages.text("notebook.points_item", name=name, count=1) for name in written),
+            ),
+            messages.text(NOTE),
+        ]
     assert summary == _wrapped(*expected) + "\n", summary
     assert not _too_wide(summary)
 
 
 def test_the_summary_lists_in_the_order_the_checks_ran_then_those_not_run():
     points = {"a": 1.0, "b": 2.0, "c": 1.0, "d": 1.0}
-    outcomes = {"c": SummaryItem(True, 2, 2, 1.0), "a": SummaryItem(False, 0, 1, 1.0, stub=True), "b": SummaryItem(False, 1, 3, 2.0)}
+    outcomes = {
+        "c": SummaryItem(True, 2, 2, 1.0),
+        "a": SummaryItem(False, 0, 1, 1.0, stub=True),
+        "b": SummaryItem(False, 1, 3, 2.0),
+    }
     with messages.speaking("en"):
         text = "\n".join(summary_lines(points, outcomes, {"w": 2.0}))
         assert text == _wrapped(
-            messages.text("notebook.summary", right=1, total=4) + messages.text("notebook.summary_worth", points=1, all=7),
+            messages.text("notebook.summary", right=1, total=4)
+            + messages.text("notebook.summary_worth", points=1, all=7),
             messages.text("notebook.summary_right", names="c"),
-            messages.text("notebook.summary_wrong", names=messages.text("notebook.summary_wrong_item", name="b", passed=1, total=3)),
+            messages.text(
+                "notebook.summary_wrong",
+                names=messages.text("notebook.summary_wrong_item", name="b", passed=1, total=3),
+            ),
             messages.text("notebook.summary_stub", names="a"),
             messages.text("notebook.summary_not_run", names="d"),
             messages.text("notebook.summary_written", names="w (2 points)"),
-            messages.text(NOTE))
+            messages.text(NOTE),
+        )
         assert summary_lines(points, {}, {}) == wrap(messages.text("notebook.summary_none"))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_at_grading_the_summary_gives_the_graders_points_and_no_public_note(lang):
     points = {"a": 1.0, "b": 2.0, "c": 3.0}
-    outcomes = {"a": SummaryItem(True, 6, 6, 1.0, 1.0), "b": SummaryItem(False, 4, 6, 2.0, 1.3333), "c": SummaryItem(False, 0, 6, 3.0, 0.0, stub=True)}
+    outcomes = {
+        "a": SummaryItem(True, 6, 6, 1.0, 1.0),
+        "b": SummaryItem(False, 4, 6, 2.0, 1.3333),
+        "c": SummaryItem(False, 0, 6, 3.0, 0.0, stub=True),
+    }
     with messages.speaking(lang):
         text = "\n".join(summary_lines(points, outcomes, {"w": 1.0}, graded=True))
         assert text == _wrapped(
-            messages.text("notebook.summary", right=1, total=3) + messages.text("notebook.summary_scored", points=2.33, all=7),
+            messages.text("notebook.summary", right=1, total=3)
+            + messages.text("notebook.summary_scored", points=2.33, all=7),
             messages.text("notebook.summary_right", names="a"),
-            messages.text("notebook.summary_wrong", names=messages.text("notebook.summary_wrong_item_graded", name="b", score=1.33, points=2)),
+            messages.text(
+                "notebook.summary_wrong",
+                names=messages.text("notebook.summary_wrong_item_graded", name="b", score=1.33, points=2),
+            ),
             messages.text("notebook.summary_stub", names="c"),
-            messages.text("notebook.summary_written_graded", names=messages.text("notebook.points_item", name="w", count=1)))
+            messages.text(
+                "notebook.summary_written_graded", names=messages.text("notebook.points_item", name="w", count=1)
+            ),
+        )
         assert messages.text(NOTE)[:20] not in text
 
 
 def test_the_summary_in_chinese_uses_chinese_list_punctuation():
     with messages.speaking("zh"):
-        text = "\n".join(summary_lines({"a": 1.0, "b": 1.0}, {"a": SummaryItem(False, 0, 1, 1.0, stub=True), "b": SummaryItem(False, 0, 1, 1.0, stub=True)}))
+        text = "\n".join(
+            summary_lines(
+                {"a": 1.0, "b": 1.0},
+                {"a": SummaryItem(False, 0, 1, 1.0, stub=True), "b": SummaryItem(False, 0, 1, 1.0, stub=True)},
+            )
+        )
     assert "a、b" in text and ", " not in text

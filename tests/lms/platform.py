@@ -6,6 +6,7 @@ RFC 7523). Signatures are verified with jwcrypto against the tool's registered J
 platform keeps its own state (tokens, seen `jti`s, line items, scores); every request it receives
 is recorded in `calls` with the status it was answered with.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,8 +52,9 @@ class Call:
 class Reply(Exception):
     """Ends a request with this status, JSON body and extra headers."""
 
-    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None,
-                 content_type: str = "application/json") -> None:
+    def __init__(
+        self, status: int, body: Any, headers: dict[str, str] | None = None, content_type: str = "application/json"
+    ) -> None:
         super().__init__(status)
         self.status, self.body, self.headers, self.content_type = status, body, headers or {}, content_type
 
@@ -68,8 +70,13 @@ def _media_type(header: str | None) -> str:
 class Platform:
     """The platform: `with Platform(tool_jwks) as lms: ...` serves it on a free port."""
 
-    def __init__(self, tool_jwks: dict | None = None, page_size: int = 2, token_seconds: int = 3600,
-                 lineitems_query: str = "type_id=3") -> None:
+    def __init__(
+        self,
+        tool_jwks: dict | None = None,
+        page_size: int = 2,
+        token_seconds: int = 3600,
+        lineitems_query: str = "type_id=3",
+    ) -> None:
         self.tool_jwks = tool_jwks
         self.page_size, self.token_seconds, self.lineitems_query = page_size, token_seconds, lineitems_query
         self.client_id, self.deployment_id = "rnn-course-tool", "1"
@@ -96,7 +103,9 @@ class Platform:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), name="lti-platform", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="lti-platform", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -177,11 +186,16 @@ class Platform:
             self.jtis.add(claims["jti"])
             token = secrets.token_urlsafe(24)
             self.tokens[token] = (frozenset(requested), time.time() + self.token_seconds)
-        return {"access_token": token, "token_type": "Bearer", "expires_in": self.token_seconds,
-                "scope": " ".join(requested)}
+        return {
+            "access_token": token,
+            "token_type": "Bearer",
+            "expires_in": self.token_seconds,
+            "scope": " ".join(requested),
+        }
 
     def _verify_assertion(self, assertion: str) -> dict:
         """The claims of an RS256 client assertion signed by a key of `tool_jwks`, checked."""
+
         def refuse(error: str, why: str) -> Reply:
             return Reply(400, {"error": error, "error_description": why})
 
@@ -209,15 +223,21 @@ class Platform:
 
     # -- AGS endpoints -----------------------------------------------------------------------
     def _authorize(self, header: str | None, allowed: set[str]) -> None:
-        token = header[len("Bearer "):].strip() if header and header.startswith("Bearer ") else ""
+        token = header[len("Bearer ") :].strip() if header and header.startswith("Bearer ") else ""
         with self._lock:
             scopes, until = self.tokens.get(token, (frozenset(), 0.0))
         if time.time() >= until:
-            raise Reply(401, {"errors": {"message": "invalid access token"}},
-                        {"WWW-Authenticate": 'Bearer error="invalid_token"'})
+            raise Reply(
+                401,
+                {"errors": {"message": "invalid access token"}},
+                {"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
         if not scopes & allowed:
-            raise Reply(403, {"errors": {"message": "insufficient scope"}},
-                        {"WWW-Authenticate": 'Bearer error="insufficient_scope"'})
+            raise Reply(
+                403,
+                {"errors": {"message": "insufficient scope"}},
+                {"WWW-Authenticate": 'Bearer error="insufficient_scope"'},
+            )
 
     def _list_lineitems(self, query: str) -> Reply:
         params = dict(parse_qsl(query))
@@ -234,7 +254,7 @@ class Platform:
         if page >= 1 and start + self.page_size < len(items):
             kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "page"]
             headers["Link"] = f'<{self.url}{LINEITEMS_PATH}?{urlencode(kept + [("page", page + 1)])}>; rel="next"'
-        page_items = items[start:start + self.page_size] if page >= 1 else []
+        page_items = items[start : start + self.page_size] if page >= 1 else []
         return Reply(200, page_items, headers, CONTAINER_TYPE)
 
     def _create_lineitem(self, content_type: str, body: str) -> Reply:

@@ -1,4 +1,5 @@
 """The test LTI platform itself: it grants, refuses, pages and stores as the specs say."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,14 @@ def lms() -> Iterator[Platform]:
 
 def assertion(lms: Platform, key: jwk.JWK = TOOL_KEY, jti: str | None = None) -> str:
     now = int(time.time())
-    claims = {"iss": lms.client_id, "sub": lms.client_id, "aud": lms.token_url, "iat": now, "exp": now + 300,
-              "jti": jti or uuid.uuid4().hex}
+    claims = {
+        "iss": lms.client_id,
+        "sub": lms.client_id,
+        "aud": lms.token_url,
+        "iat": now,
+        "exp": now + 300,
+        "jti": jti or uuid.uuid4().hex,
+    }
     token = jwt.JWT(header={"alg": "RS256", "kid": key.kid}, claims=claims)
     token.make_signed_token(key)
     return token.serialize()
@@ -44,10 +51,16 @@ def call(method: str, url: str, body: bytes | None = None, headers: dict | None 
 
 
 def ask_token(lms: Platform, scopes: list[str], **overrides: str) -> tuple[int, dict]:
-    form = {"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
-            "client_assertion": assertion(lms), "scope": " ".join(scopes), **overrides}
-    status, _, body = call("POST", lms.token_url, urlencode(form).encode(),
-                           {"Content-Type": "application/x-www-form-urlencoded"})
+    form = {
+        "grant_type": "client_credentials",
+        "client_assertion_type": ASSERTION_TYPE,
+        "client_assertion": assertion(lms),
+        "scope": " ".join(scopes),
+        **overrides,
+    }
+    status, _, body = call(
+        "POST", lms.token_url, urlencode(form).encode(), {"Content-Type": "application/x-www-form-urlencoded"}
+    )
     return status, body  # type: ignore[return-value]
 
 
@@ -58,10 +71,21 @@ def bearer(lms: Platform, scopes: list[str] = [LINEITEM, SCORE]) -> str:  # noqa
 
 
 def post_score(lms: Platform, token: str, item_url: str, query: str = "", **score: object) -> tuple[int, object]:
-    score = {"userId": "s1", "timestamp": "2024-05-01T10:00:00+00:00", "activityProgress": "Completed",
-             "gradingProgress": "FullyGraded", "scoreGiven": 3, "scoreMaximum": 5, **score}
-    status, _, body = call("POST", f"{item_url}/scores{query}", json.dumps(score).encode(),
-                           {"Content-Type": SCORE_TYPE, "Authorization": f"Bearer {token}"})
+    score = {
+        "userId": "s1",
+        "timestamp": "2024-05-01T10:00:00+00:00",
+        "activityProgress": "Completed",
+        "gradingProgress": "FullyGraded",
+        "scoreGiven": 3,
+        "scoreMaximum": 5,
+        **score,
+    }
+    status, _, body = call(
+        "POST",
+        f"{item_url}/scores{query}",
+        json.dumps(score).encode(),
+        {"Content-Type": SCORE_TYPE, "Authorization": f"Bearer {token}"},
+    )
     return status, body
 
 
@@ -86,8 +110,12 @@ def test_a_replayed_jti_is_refused(lms: Platform) -> None:
 
 
 def test_a_json_token_request_is_refused(lms: Platform) -> None:
-    form = {"grant_type": "client_credentials", "client_assertion_type": ASSERTION_TYPE,
-            "client_assertion": assertion(lms), "scope": SCORE}
+    form = {
+        "grant_type": "client_credentials",
+        "client_assertion_type": ASSERTION_TYPE,
+        "client_assertion": assertion(lms),
+        "scope": SCORE,
+    }
     status, _, body = call("POST", lms.token_url, json.dumps(form).encode(), {"Content-Type": "application/json"})
     assert (status, body) == (400, {"error": "invalid_request"})
     assert lms.calls[-1].status == 400 and json.loads(lms.calls[-1].body) == form
@@ -101,8 +129,12 @@ def test_a_scope_beyond_ags_is_refused(lms: Platform) -> None:
 
 def test_line_items_page_with_a_next_link_that_keeps_the_query(lms: Platform) -> None:
     token = bearer(lms)
-    status, _, created = call("POST", lms.lineitems_url, json.dumps({"label": "ch11", "scoreMaximum": 5}).encode(),
-                              {"Content-Type": LINEITEM_TYPE, "Authorization": f"Bearer {token}"})
+    status, _, created = call(
+        "POST",
+        lms.lineitems_url,
+        json.dumps({"label": "ch11", "scoreMaximum": 5}).encode(),
+        {"Content-Type": LINEITEM_TYPE, "Authorization": f"Bearer {token}"},
+    )
     assert status == 201 and created["id"] == f"{lms.url}/api/lti/courses/7/line_items/1"
     lms.add_lineitem("ch12 gates", 5)
     lms.add_lineitem("ch12 bptt", 5, resourceId="ch12_bptt")
@@ -155,8 +187,12 @@ def test_an_expired_token_is_answered_401(lms: Platform) -> None:
 
 def test_a_score_token_cannot_create_line_items_and_unknown_paths_are_404(lms: Platform) -> None:
     token = bearer(lms, [SCORE])
-    status, _, _ = call("POST", lms.lineitems_url, json.dumps({"label": "x", "scoreMaximum": 1}).encode(),
-                        {"Content-Type": LINEITEM_TYPE, "Authorization": f"Bearer {token}"})
+    status, _, _ = call(
+        "POST",
+        lms.lineitems_url,
+        json.dumps({"label": "x", "scoreMaximum": 1}).encode(),
+        {"Content-Type": LINEITEM_TYPE, "Authorization": f"Bearer {token}"},
+    )
     assert status == 403 and lms.lineitems == {}
     assert call("GET", f"{lms.url}/nowhere")[0] == 404
     assert [c.status for c in lms.calls] == [200, 403, 404]

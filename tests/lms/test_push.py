@@ -4,6 +4,7 @@ scopes, pages its line items and keeps its own line items and scores), on a copy
 class. The tests count the platform's HTTP calls: one line item per assignment however often it is
 pushed, only changed scores posted again, a refused student reported and sent again, a token asked
 for again once it expired, and a network failure that records nothing it did not send."""
+
 from __future__ import annotations
 
 import json
@@ -14,20 +15,23 @@ from urllib.parse import parse_qs
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.assignments import get
 from autograder.commands import cli
 from autograder.coursedir import config
 from autograder.lms import push, registration, roster
 from autograder.reporting import classdata
-
-from autograder.assignments import get
 
 from .. import hostile
 from ..classroom import copy_class, holder
 from ..conftest import ASSIGNMENTS
 from .platform import Platform
 
-pytestmark = [pytest.mark.nbgrader,
-              pytest.mark.skipif(hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}")]
+pytestmark = [
+    pytest.mark.nbgrader,
+    pytest.mark.skipif(
+        hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}"
+    ),
+]
 
 A = hostile.ASSIGNMENT
 #: The students the course's roster maps to LMS users (the rest of the class is listed as unmapped).
@@ -40,10 +44,12 @@ def _configure(root: Path, platform: Platform, roster_rows: dict[str, str] = MAP
     with (root / "roster.csv").open("w", encoding="utf-8") as file:
         file.write("student_id,lti_user_id\n" + "".join(f"{s},{u}\n" for s, u in roster_rows.items()))
     with (root / "course_config.py").open("a", encoding="utf-8") as file:
-        file.write(f"\nLTI_ISSUER = {platform.issuer!r}\nLTI_CLIENT_ID = {platform.client_id!r}\n"
-                   f"LTI_DEPLOYMENT_ID = {platform.deployment_id!r}\nLTI_TOKEN_URL = {platform.token_url!r}\n"
-                   f"LTI_KEYSET_URL = {platform.keyset_url!r}\nLTI_LINEITEMS_URL = {platform.lineitems_url!r}\n"
-                   "LTI_ROSTER = 'roster.csv'\n")
+        file.write(
+            f"\nLTI_ISSUER = {platform.issuer!r}\nLTI_CLIENT_ID = {platform.client_id!r}\n"
+            f"LTI_DEPLOYMENT_ID = {platform.deployment_id!r}\nLTI_TOKEN_URL = {platform.token_url!r}\n"
+            f"LTI_KEYSET_URL = {platform.keyset_url!r}\nLTI_LINEITEMS_URL = {platform.lineitems_url!r}\n"
+            "LTI_ROSTER = 'roster.csv'\n"
+        )
     config.load.cache_clear()
 
 
@@ -64,7 +70,13 @@ def test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform
     path = course / registration.KEY_FILE
     assert code == 0 and stat.S_IMODE(path.stat().st_mode) == 0o600
     keys = json.loads(out)["keys"]
-    assert len(keys) == 1 and keys[0]["kty"] == "RSA" and keys[0]["alg"] == "RS256" and "d" not in keys[0] and keys[0]["kid"]
+    assert (
+        len(keys) == 1
+        and keys[0]["kty"] == "RSA"
+        and keys[0]["alg"] == "RS256"
+        and "d" not in keys[0]
+        and keys[0]["kid"]
+    )
     assert _cli(course, capsys, "lti", "key")[1] == out  # made once
     path.chmod(0o644)
     code, _, err = _cli(course, capsys, "lti", "key")
@@ -84,15 +96,25 @@ def test_pushes_send_each_score_once_and_then_only_what_changed(course, capsys):
 
         code, out, err = _cli(course, capsys, "lti", "push", A, "--dry-run")
         assert code == 0 and not platform.calls and out.count("would send") == len(MAPPED)
-        assert "no LMS user id" in err and holder(A, get(A).mistakes()[0].id).student in err  # the unmapped students are listed
+        assert (
+            "no LMS user id" in err and holder(A, get(A).mistakes()[0].id).student in err
+        )  # the unmapped students are listed
 
-        platform.refuse["lms-user-inj"] = (422, "User is not enrolled in the course\x1b]0;pwned\x07")  # the LMS's words, untrusted
+        platform.refuse["lms-user-inj"] = (
+            422,
+            "User is not enrolled in the course\x1b]0;pwned\x07",
+        )  # the LMS's words, untrusted
         code, out, err = _cli(course, capsys, "lti", "push", A)
-        assert code == 1 and "REFUSED ch12_bptt/html-injector: HTTP 422: User is not enrolled in the course\\x1b]0;pwned\\x07" in err
+        assert (
+            code == 1
+            and "REFUSED ch12_bptt/html-injector: HTTP 422: User is not enrolled in the course\\x1b]0;pwned\\x07" in err
+        )
         assert "\x1b" not in err + out
         assert platform.count("POST", "/token") == 1 and platform.count("POST", "/line_items") == 1
         [asked] = [parse_qs(c.body) for c in platform.calls if c.path == "/token"]  # a form, the AGS scopes alone
-        assert sorted(asked["scope"][0].split()) == sorted(push.SCOPES) and asked["grant_type"] == ["client_credentials"]
+        assert sorted(asked["scope"][0].split()) == sorted(push.SCOPES) and asked["grant_type"] == [
+            "client_credentials"
+        ]
         assert platform.count("POST", "/scores") == len(MAPPED)
         [item] = platform.lineitems.values()
         assert item["resourceId"] == A and item["scoreMaximum"] == pytest.approx(classdata.load(course).max_scores[A])
@@ -112,7 +134,9 @@ def test_pushes_send_each_score_once_and_then_only_what_changed(course, capsys):
         assert code == 0 and "1 score(s) sent, 2 unchanged" in out
         new = platform.calls[calls:]
         assert [c for c in new if c.path.endswith("/scores")] and sum(c.path.endswith("/scores") for c in new) == 1
-        assert not any(c.method == "POST" and c.path.endswith("/line_items") for c in new) and len(platform.lineitems) == 1
+        assert (
+            not any(c.method == "POST" and c.path.endswith("/line_items") for c in new) and len(platform.lineitems) == 1
+        )
 
         # A TA grades the reference's written answer: its score and progress move, and only it is posted.
         before = stored["lms-user-ref"]["scoreGiven"]
@@ -121,8 +145,12 @@ def test_pushes_send_each_score_once_and_then_only_what_changed(course, capsys):
         code, out, _ = _cli(course, capsys, "lti", "push", A)
         posted = [json.loads(c.body) for c in platform.calls[calls:] if c.path.endswith("/scores")]
         assert code == 0 and [p["userId"] for p in posted] == ["lms-user-ref"]
-        written = next(row for row in classdata.load(course).rows_of(A) if row.student == "reference" and row.grade_id == WRITTEN)
-        assert posted[0]["gradingProgress"] == "FullyGraded" and posted[0]["scoreGiven"] == pytest.approx(before + written.max_score)
+        written = next(
+            row for row in classdata.load(course).rows_of(A) if row.student == "reference" and row.grade_id == WRITTEN
+        )
+        assert posted[0]["gradingProgress"] == "FullyGraded" and posted[0]["scoreGiven"] == pytest.approx(
+            before + written.max_score
+        )
         assert posted[0]["scoreGiven"] <= posted[0]["scoreMaximum"]
 
         # Nothing changed: no call at all.
@@ -147,7 +175,9 @@ def test_a_token_that_expires_during_a_push_is_asked_for_again_once(course, caps
         assert [c.status for c in platform.calls if c.path.endswith("/scores")] == [200, 401, 200]
 
 
-def test_a_platform_that_refuses_the_tools_key_or_goes_away_stops_the_push_and_records_nothing(course, capsys, tmp_path):
+def test_a_platform_that_refuses_the_tools_key_or_goes_away_stops_the_push_and_records_nothing(
+    course, capsys, tmp_path
+):
     with Platform() as platform:
         _configure(course, platform, {"reference": "u1", "stub": "u2"})
         platform.tool_jwks = {"keys": []}  # the LMS holds no key of this tool
@@ -167,13 +197,19 @@ def test_the_roster_file_is_read_strictly(tmp_path):
     (tmp_path / "roster.csv").write_text("student_id,lti_user_id\nann,u1\nbob,\n", encoding="utf-8")
     ids = roster.user_ids(tmp_path, settings)
     assert ids == {"ann": "u1"} and roster.mapped(["ann", "bob"], ids) == ({"ann": "u1"}, ["bob"])
-    for text, why in (("id,user\nann,u1\n", "header"), ("student_id,lti_user_id\nann,u1\nann,u2\n", "twice"),
-                      ("student_id,lti_user_id\nann,u1\nbob,u1\n", "two students")):
+    for text, why in (
+        ("id,user\nann,u1\n", "header"),
+        ("student_id,lti_user_id\nann,u1\nann,u2\n", "twice"),
+        ("student_id,lti_user_id\nann,u1\nbob,u1\n", "two students"),
+    ):
         (tmp_path / "roster.csv").write_text(text, encoding="utf-8")
         with pytest.raises(roster.RosterError, match=why):
             roster.user_ids(tmp_path, settings)
-    (tmp_path / "roster.csv").write_text('Student,ID,SIS User ID,SIS Login ID,Section,ch12_bptt\n'
-                                         '    Points Possible,,,,,19.00\n"Lee, Ann",4711,,ann,,\n"Kim, Bo",4712,,bo,,3\n', encoding="utf-8")
+    (tmp_path / "roster.csv").write_text(
+        "Student,ID,SIS User ID,SIS Login ID,Section,ch12_bptt\n"
+        '    Points Possible,,,,,19.00\n"Lee, Ann",4711,,ann,,\n"Kim, Bo",4712,,bo,,3\n',
+        encoding="utf-8",
+    )
     assert roster.user_ids(tmp_path, settings) == {"ann": "4711", "bo": "4712"}  # Canvas's gradebook export
     (tmp_path / "roster.csv").unlink()
     with pytest.raises(roster.RosterError, match="cannot read"):

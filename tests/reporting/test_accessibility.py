@@ -5,28 +5,43 @@ of the best-practice rules in `tests.browser.BEST_PRACTICE`), and the checks axe
 the page's language and the language of passages in the other one, a text alternative and a data
 table for every plot, no sideways scrolling at 320 CSS px, every control reached by Tab, and no sign
 told by colour or shape alone."""
+
 from __future__ import annotations
 
 import contextlib
 from pathlib import Path
 
 import pytest
-from rnnkit import messages
 
 from autograder.assignments import get
 from autograder.commands.course import feedback, nbgrader_env
 from autograder.coursedir.layout import Course
 from autograder.reporting import classdata, report, similarity_page
+from rnnkit import messages
 
 from .. import hostile
+from ..browser import (
+    BEST_PRACTICE,
+    LOAD_MS,
+    SETTLE_MS,
+    axe_violations,
+    browser_test,
+    local_context,
+    login,
+    overflow_at,
+    unreached_by_tab,
+)
 from ..classroom import holder
-from ..browser import BEST_PRACTICE, LOAD_MS, SETTLE_MS, axe_violations, local_context, login, overflow_at, unreached_by_tab
-from ..browser import browser_test
 from ..conftest import ASSIGNMENTS
 from ..intake.test_escape import feedback_html, refusal_comment
 
-pytestmark = [pytest.mark.nbgrader, browser_test,
-              pytest.mark.skipif(hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}")]
+pytestmark = [
+    pytest.mark.nbgrader,
+    browser_test,
+    pytest.mark.skipif(
+        hostile.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {hostile.ASSIGNMENT}"
+    ),
+]
 
 A = hostile.ASSIGNMENT
 #: The submission that holds the first catalogued mistake, in each class.
@@ -34,8 +49,14 @@ WRONG, WRONG_ZH = (holder(A, get(A).mistakes()[0].id, sample).student for sample
 #: The file names of a refused hand-in, markup and terminal controls among them.
 REFUSED_NAMES = ["<img src=x onerror=alert(1)>.txt", "\x1b]0;pwned\x07", "\u202egnp.exe"]
 #: Each page kind: (student, assignment) of a feedback page, "report" or "similarity" (of `A`).
-PAGES = {**{f"right-{a}": ("reference", a) for a in ASSIGNMENTS}, "wrong": (WRONG, A), "hostile": ("html-injector", A),
-         "refused": ("refused-hand-in", A), "report": "report", "similarity": "similarity"}
+PAGES = {
+    **{f"right-{a}": ("reference", a) for a in ASSIGNMENTS},
+    "wrong": (WRONG, A),
+    "hostile": ("html-injector", A),
+    "refused": ("refused-hand-in", A),
+    "report": "report",
+    "similarity": "similarity",
+}
 #: The pages that are not a student's feedback.
 CLASS_PAGES = {"report": "reports/class-report.html", "similarity": f"reports/similarity-{A}.html"}
 #: The Chinese class holds the reference, the stub and the first mistake of each check; no hostile submission.
@@ -66,7 +87,9 @@ def _write_pages(root: Path, kinds: dict, scratch: Path) -> dict[str, str]:
         with messages.speaking(Course(root).language):  # as the command line speaks the course's language
             report.write_html(classdata.load(root), Course(root).reports / "class-report.html")
             similarity_page.write(root, A)
-    return {kind: CLASS_PAGES.get(page) or f"feedback/{page[0]}/{page[1]}/{page[1]}.html" for kind, page in kinds.items()}
+    return {
+        kind: CLASS_PAGES.get(page) or f"feedback/{page[0]}/{page[1]}/{page[1]}.html" for kind, page in kinds.items()
+    }
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +148,9 @@ def _check(context, server, path: str, lang: str) -> None:
     page = context.new_page()
     page.set_viewport_size({"width": 1280, "height": 900})
     try:
-        response = page.goto(f"{server.url}/files/{path}", wait_until="load", timeout=LOAD_MS, referer=f"{server.url}/tree")
+        response = page.goto(
+            f"{server.url}/files/{path}", wait_until="load", timeout=LOAD_MS, referer=f"{server.url}/tree"
+        )
         assert response.status == 200, server.tail()
         page.wait_for_timeout(SETTLE_MS)
         assert axe_violations(page) == []

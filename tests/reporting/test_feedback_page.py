@@ -5,6 +5,7 @@ and headings in order; a written answer that waits for a TA shown as waiting, ne
 in both languages, and the ordinary total once a TA has scored it; pass and fail in words; grade ids
 escaped; tables in named scroll regions and Chinese marked in the English edition; code colours of
 AA contrast. The page in a browser, with axe-core: tests/reporting/test_accessibility.py."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -19,7 +20,6 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import GetGrades
 from pygments.styles import get_style_by_name
 from pygments.token import Comment
-from rnnkit import messages
 from traitlets.config.loader import PyFileConfigLoader
 
 from autograder.commands.course import nbgrader_env
@@ -28,6 +28,7 @@ from autograder.labels import catalogue, label
 from autograder.reporting import feedback_page
 from autograder.reporting.feedback_page import AwaitingTA, accessible_html
 from autograder.reporting.page_style import CJK, LATIN
+from rnnkit import messages
 
 from ..conftest import make_course
 
@@ -43,10 +44,22 @@ def _notebook() -> nbformat.NotebookNode:
     """Chapter text (a heading with Chinese in it, a table), a test cell per check and the written answer."""
     cells = [nbformat.v4.new_markdown_cell("# Chapter 12 (随时间反向传播, BPTT)\n\n## Part 1\n\n" + TABLE)]
     for grade_id, (points, _) in GRADES.items():
-        metadata = {"nbgrader": {"grade": True, "grade_id": grade_id, "points": points, "solution": grade_id == "written",
-                                 "task": False, "locked": grade_id != "written", "schema_version": 3}}
-        cells.append(nbformat.v4.new_markdown_cell("My answer.", metadata=metadata) if grade_id == "written" else
-                     nbformat.v4.new_code_cell(f"check({grade_id!r})", metadata=metadata))
+        metadata = {
+            "nbgrader": {
+                "grade": True,
+                "grade_id": grade_id,
+                "points": points,
+                "solution": grade_id == "written",
+                "task": False,
+                "locked": grade_id != "written",
+                "schema_version": 3,
+            }
+        }
+        cells.append(
+            nbformat.v4.new_markdown_cell("My answer.", metadata=metadata)
+            if grade_id == "written"
+            else nbformat.v4.new_code_cell(f"check({grade_id!r})", metadata=metadata)
+        )
     return nbformat.v4.new_notebook(cells=cells)
 
 
@@ -89,8 +102,9 @@ def _render(root, tmp_path, ta_score: float | None) -> str:
     folder = tmp_path / "handed-in"
     folder.mkdir(exist_ok=True)
     (folder / f"{NOTEBOOK}.ipynb").write_text("{}", encoding="utf-8")
-    Ledger(db_url, config.CourseDirectory.course_id).receive(ASSIGNMENT, STUDENT, folder, source="submitted",
-                                                             received=dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc))
+    Ledger(db_url, config.CourseDirectory.course_id).receive(
+        ASSIGNMENT, STUDENT, folder, source="submitted", received=dt.datetime(2026, 3, 1, tzinfo=dt.timezone.utc)
+    )
     resources = {"nbgrader": {"notebook": NOTEBOOK, "assignment": ASSIGNMENT, "student": STUDENT, "db_url": db_url}}
     html, _ = exporter.from_notebook_node(_notebook(), resources=resources)
     return html
@@ -133,7 +147,10 @@ class _Tags(HTMLParser):
 def test_the_page_has_its_language_title_one_main_and_headings_in_order(request, lang):
     page = request.getfixturevalue("page_zh" if lang == "zh" else "page")
     with messages.speaking(lang):
-        assert f'<html lang="{label("page.lang")}">' in page and f"<title>{label('feedback.title', notebook=NOTEBOOK)}</title>" in page
+        assert (
+            f'<html lang="{label("page.lang")}">' in page
+            and f"<title>{label('feedback.title', notebook=NOTEBOOK)}</title>" in page
+        )
     assert page.count("<main>") == page.count("</main>") == 1
     levels = [int(name[1]) for name in _Tags(page).names if re.fullmatch(r"h[1-6]", name)]
     assert levels[0] == 1 and levels.count(1) == 2  # the page's own heading, then the notebook's
@@ -144,13 +161,21 @@ def test_the_page_has_its_language_title_one_main_and_headings_in_order(request,
 
 def _written(page: str) -> list[str]:
     """The written answer's entry in the contents and its cell's heading, as text."""
-    return [_text(re.search(pattern, page, re.S)[0]) for pattern in
-            (r'<li><a href="#written">.*?</li>', r'<div class="panel nbgrader_cell" id="written">\s*<div class="panel-heading">.*?</div>')]
+    return [
+        _text(re.search(pattern, page, re.S)[0])
+        for pattern in (
+            r'<li><a href="#written">.*?</li>',
+            r'<div class="panel nbgrader_cell" id="written">\s*<div class="panel-heading">.*?</div>',
+        )
+    ]
 
 
 def test_a_written_answer_waiting_for_a_ta_is_shown_waiting_with_its_points(page):
     assert "<h1>nb (4.0 of 6.0 points graded so far; 1.0 points await a TA)</h1>" in page
-    assert _written(page) == ["written ○ Awaiting a TA: 1.0 points", "Student's answer ○ Awaiting a TA: 1.0 points Back to top"]
+    assert _written(page) == [
+        "written ○ Awaiting a TA: 1.0 points",
+        "Student's answer ○ Awaiting a TA: 1.0 points Back to top",
+    ]
     assert "Points awaiting a TA: 1; until a TA grades them, the grade above counts them as 0." in page
 
 
@@ -164,7 +189,10 @@ def test_a_chinese_page_says_the_same_in_chinese(page_zh):
 def test_once_a_ta_has_scored_the_answer_the_ordinary_total_shows(tmp_path):
     page = _page(tmp_path, ta_score=0.5)
     assert "<h1>nb (Score: 4.5 / 7.0)</h1>" in page
-    assert [shown.split(" ◐ ")[0] for shown in _written(page)] == ["written (Score: 0.5 / 1.0)", "Student's answer Score: 0.5 / 1.0"]
+    assert [shown.split(" ◐ ")[0] for shown in _written(page)] == [
+        "written (Score: 0.5 / 1.0)",
+        "Student's answer Score: 0.5 / 1.0",
+    ]
     assert not re.search("await|Awaiting", page)
 
 
@@ -173,7 +201,7 @@ def test_pass_and_fail_are_told_in_words_beside_hidden_icons(page):
         item = re.search(rf'<li><a href="#{grade_id}">.*?</li>', page)[0]
         assert f'<span class="status {status}"><span aria-hidden="true" class="icon">' in item
         assert _text(item).endswith(label(f"feedback.status_{status}")), item
-    icons = re.findall(r'<span([^>]*)>[✓◐✗○]</span>', page)
+    icons = re.findall(r"<span([^>]*)>[✓◐✗○]</span>", page)
     assert icons and all('aria-hidden="true"' in attributes for attributes in icons)
 
 
@@ -181,11 +209,13 @@ def test_grade_ids_are_escaped_wherever_the_page_names_them(page):
     assert "b" not in _Tags(page).names  # no comment here: nothing of the page's own is bold markup
     named = _Tags(page).attributes
     assert named.count(("href", f"#{HOSTILE_ID}")) == 1 and ("id", HOSTILE_ID) in named
-    assert _text(page).count("q\"&gt;&lt;b&gt;bold&lt;/b&gt;") == 3  # the contents, the cell's heading and its code
+    assert _text(page).count('q"&gt;&lt;b&gt;bold&lt;/b&gt;') == 3  # the contents, the cell's heading and its code
 
 
 def test_tables_scroll_in_named_regions_and_chinese_is_marked_in_the_english_page(page, page_zh):
-    region = f'<div aria-label="{label("feedback.table_region")}" class="table-scroll" role="region" tabindex="0"><table>'
+    region = (
+        f'<div aria-label="{label("feedback.table_region")}" class="table-scroll" role="region" tabindex="0"><table>'
+    )
     assert page.count(region) == 1
     assert f'<span lang="{catalogue("zh")["page.lang"]}">' in page
     assert 'lang="zh' not in page_zh.split("<body>")[1]
@@ -206,8 +236,10 @@ def _without_insertions(html: str) -> str:
 
 
 def test_each_outermost_table_gets_one_region_and_nothing_else_changes():
-    text = ('<p>x</p><table><tr><td><table><tr><td>1</td></tr></table></td></tr></table>\n<table>\n<tr><td>2</td></tr>'
-            '</table><img alt="<table>" src="x.png"><pre>&lt;table&gt;</pre><table><tr><td>never closed')
+    text = (
+        "<p>x</p><table><tr><td><table><tr><td>1</td></tr></table></td></tr></table>\n<table>\n<tr><td>2</td></tr>"
+        '</table><img alt="<table>" src="x.png"><pre>&lt;table&gt;</pre><table><tr><td>never closed'
+    )
     with messages.speaking("en"):
         out = accessible_html(text)
     assert out.count('role="region" tabindex="0"') == 2 and out.count("</table></div>") == 2
@@ -232,7 +264,7 @@ def test_chinese_runs_are_marked_in_the_english_edition_only():
 
 
 def _luminance(colour: str) -> float:
-    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(colour.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
     return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
@@ -246,6 +278,16 @@ def test_every_code_colour_has_aa_contrast_on_the_code_background(page):
     style = get_style_by_name(feedback_page.CODE_STYLE)
     colours = {f"#{spec['color']}" for _, spec in style if spec["color"]}
     code_background = re.search(r"\npre \{[^}]*background: (#[0-9a-f]{6})", page)[1]
-    assert colours and min(_contrast(colour, background) for colour in colours
-                           for background in (style.background_color, code_background)) >= 4.5
-    assert re.search(r"\.highlight \.c1 \{ color: (#[0-9a-fA-F]{6})", page)[1].lower() == f"#{style.style_for_token(Comment.Single)['color']}"
+    assert (
+        colours
+        and min(
+            _contrast(colour, background)
+            for colour in colours
+            for background in (style.background_color, code_background)
+        )
+        >= 4.5
+    )
+    assert (
+        re.search(r"\.highlight \.c1 \{ color: (#[0-9a-fA-F]{6})", page)[1].lower()
+        == f"#{style.style_for_token(Comment.Single)['color']}"
+    )

@@ -1,6 +1,7 @@
 """The class report: per-question statistics, the students behind each misconception, points lost
 outside the catalogue, points awaiting a TA apart from them, a student x assignment table,
 whole-number axes, and a page that renders."""
+
 import html
 import re
 import subprocess
@@ -10,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.reporting import classdata, report, stats
-from autograder.commands import cli
 from autograder.assignments import get
+from autograder.commands import cli
 from autograder.coursedir.layout import Course
 from autograder.labels import label
+from autograder.reporting import classdata, report, stats
 
 from ..conftest import ASSIGNMENTS
 
@@ -37,7 +38,7 @@ def page(data, tmp_path_factory):
 def _section(text: str, anchor: str) -> str:
     start = text.index(f'<h2 id="{anchor}">')
     end = text.find("<h2", start + 1)
-    return text[start:end if end > 0 else len(text)]
+    return text[start : end if end > 0 else len(text)]
 
 
 def _row(section: str, part: str, first_cell: str) -> str:
@@ -45,7 +46,11 @@ def _row(section: str, part: str, first_cell: str) -> str:
     grade id also heads rows of the drawn variants' table, where the class's draws make it show)."""
     start = section.index(f"<h3>{part}</h3>")
     end = section.find("<h3", start + 1)
-    (row,) = re.findall(rf'<tr><td class="id">{re.escape(first_cell)}</td>.*?</tr>', section[start:end if end > 0 else None], flags=re.S)
+    (row,) = re.findall(
+        rf'<tr><td class="id">{re.escape(first_cell)}</td>.*?</tr>',
+        section[start : end if end > 0 else None],
+        flags=re.S,
+    )
     return row
 
 
@@ -70,31 +75,50 @@ def test_the_report_names_the_course_the_date_and_who_did_not_submit(graded_clas
         assert all(f'<span class="id">{html.escape(s)}</span>' in section for s in missing)
 
 
-def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue_or_not_started(graded_class, data, page):
+def test_each_question_has_its_mean_share_at_full_marks_zeros_and_points_lost_outside_the_catalogue_or_not_started(
+    graded_class, data, page
+):
     text = page.read_text(encoding="utf-8")
     for assignment in ASSIGNMENTS:
         section = _section(text, assignment)
         for grade_id, cells in _cells(graded_class, data, assignment).items():
             row = _row(section, "Per question", grade_id)
-            rows = [r for r in cells if not r.needs_manual]  # graded: a cell awaiting a TA is neither lost nor in the mean
+            rows = [
+                r for r in cells if not r.needs_manual
+            ]  # graded: a cell awaiting a TA is neither lost nor in the mean
             waiting = sorted(r.student for r in cells if r.needs_manual)
             full = sum(1 for r in rows if r.score >= r.max_score)
             idle = sorted(r.student for r in rows if r.not_started)
-            outside = sorted(r.student for r in rows if r.score < r.max_score and not r.misconceptions and r.student not in idle)
+            outside = sorted(
+                r.student for r in rows if r.score < r.max_score and not r.misconceptions and r.student not in idle
+            )
             numbers = re.findall(r'<td class="num"[^>]*>([^<]*)</td>', row)
             facility = numbers.pop(2)  # beside the mean: the item analysis (tests/reporting/test_item_analysis.py)
-            assert facility == (f"{sum(r.score for r in rows) / (len(rows) * rows[0].max_score):.2f}" if rows and rows[0].max_score else "&ndash;")
+            assert facility == (
+                f"{sum(r.score for r in rows) / (len(rows) * rows[0].max_score):.2f}"
+                if rows and rows[0].max_score
+                else "&ndash;"
+            )
             numbers.pop(2)  # the discrimination
-            assert numbers[1:7] == ([f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})"]
-                                    if rows else ["&ndash;", "&ndash;"]) + [
-                                    str(sum(1 for r in rows if r.score == 0)), f"{sum(r.max_score - r.score for r in rows):.2f}",
-                                    f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}",
-                                    f"{sum(r.max_score - r.score for r in rows if r.student in idle):.2f}"], (assignment, grade_id)
-            assert numbers[7] == (f"{sum(r.max_score for r in cells if r.needs_manual):.2f} ({len(waiting)})" if waiting else "&ndash;")
+            assert numbers[1:7] == (
+                [f"{sum(r.score for r in rows) / len(rows):.2f}", f"{100 * full / len(rows):.0f}% ({full})"]
+                if rows
+                else ["&ndash;", "&ndash;"]
+            ) + [
+                str(sum(1 for r in rows if r.score == 0)),
+                f"{sum(r.max_score - r.score for r in rows):.2f}",
+                f"{sum(r.max_score - r.score for r in rows if r.student in outside):.2f}",
+                f"{sum(r.max_score - r.score for r in rows if r.student in idle):.2f}",
+            ], (assignment, grade_id)
+            assert numbers[7] == (
+                f"{sum(r.max_score for r in cells if r.needs_manual):.2f} ({len(waiting)})" if waiting else "&ndash;"
+            )
             outside_who, idle_who = re.findall(r'<td class="who">(.*?)</td>', row, flags=re.S)
             assert re.findall(r'<span class="id">([^<]*)</span>', outside_who) == [html.escape(s) for s in outside]
             assert re.findall(r'<span class="id">([^<]*)</span>', idle_who) == [html.escape(s) for s in idle]
-            if grade_id in {check.name for check in get(assignment).graded}:  # the untouched notebook did not start; no crash of it is "outside"
+            if grade_id in {
+                check.name for check in get(assignment).graded
+            }:  # the untouched notebook did not start; no crash of it is "outside"
                 assert "stub" in idle and "stub" not in outside, (assignment, grade_id)
 
 
@@ -109,10 +133,16 @@ def test_written_answers_awaiting_a_ta_are_never_lost_nor_outside_the_catalogue(
                 assert (q.lost, q.lost_uncatalogued, q.uncatalogued, q.mean) == (0.0, 0.0, (), None), q
                 assert q.awaiting == tuple(sorted(graded)) and "reference" in q.awaiting and "stub" in q.awaiting
                 assert '<td class="who">&ndash;</td>' in _row(section, "Per question", q.grade_id)
-        waiting = [r for (a, _), rows in graded_class.table.items() if a == assignment for r in rows.values() if r.needs_manual]
+        waiting = [
+            r for (a, _), rows in graded_class.table.items() if a == assignment for r in rows.values() if r.needs_manual
+        ]
         if waiting:
-            fact = label("report.fact.awaiting", points=f"<b>{sum(r.max_score for r in waiting):g}</b>",
-                         count=str(len({r.student for r in waiting})), cells=str(len(waiting)))
+            fact = label(
+                "report.fact.awaiting",
+                points=f"<b>{sum(r.max_score for r in waiting):g}</b>",
+                count=str(len({r.student for r in waiting})),
+                cells=str(len(waiting)),
+            )
             assert f"<li>{fact}</li>" in section  # the label has no character to escape
 
 
@@ -123,10 +153,24 @@ def test_the_reference_reads_full_marks_of_the_autograded_points_with_its_writte
         maximum = data.max_scores[assignment]
         autograded = f"{maximum - written[assignment]:.2f}/{maximum - written[assignment]:.1f}"
         line = lines[("reference", assignment)]
-        assert line[2:11] == ["graded", f"{maximum - written[assignment]:.2f}", "0.00", f"{maximum - written[assignment]:.2f}", "-",
-                              autograded, "-", f"{written[assignment]:.1f}" if written[assignment] else "-", "-"], line
+        assert line[2:11] == [
+            "graded",
+            f"{maximum - written[assignment]:.2f}",
+            "0.00",
+            f"{maximum - written[assignment]:.2f}",
+            "-",
+            autograded,
+            "-",
+            f"{written[assignment]:.1f}" if written[assignment] else "-",
+            "-",
+        ], line
         rows = [row for row in data.rows if (row.assignment, row.student) == (assignment, "reference")]
-        assert report.score_table(rows).splitlines()[1].split()[2:] == [autograded, "-", f"{written[assignment]:.1f}" if written[assignment] else "-", "-"]
+        assert report.score_table(rows).splitlines()[1].split()[2:] == [
+            autograded,
+            "-",
+            f"{written[assignment]:.1f}" if written[assignment] else "-",
+            "-",
+        ]
 
 
 def test_each_misconception_is_explained_once_with_the_students_who_hold_it(graded_class, page):
@@ -179,7 +223,9 @@ def test_plot_axes_count_whole_students_and_points():
 def test_the_report_command_writes_the_page(graded_class, tmp_path, capsys):
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert "misconceptions named" in capsys.readouterr().out and out.read_text(encoding="utf-8").count("<img") >= len(ASSIGNMENTS)
+    assert "misconceptions named" in capsys.readouterr().out and out.read_text(encoding="utf-8").count("<img") >= len(
+        ASSIGNMENTS
+    )
 
 
 @pytest.mark.skipif(not CHROMIUM.is_file(), reason="no /usr/bin/chromium on this machine to render the report")
@@ -188,10 +234,25 @@ def test_the_report_renders_in_headless_chromium(page, tmp_path):
 
     shot = tmp_path / "report.png"
     result = subprocess.run(
-        [str(CHROMIUM), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         f"--user-data-dir={tmp_path / 'profile'}", f"--screenshot={shot}", "--window-size=1200,2000", page.as_uri()],
-        capture_output=True, text=True, timeout=120)
+        [
+            str(CHROMIUM),
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={shot}",
+            "--window-size=1200,2000",
+            page.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shot.is_file(), result.stderr[-2000:]
     pixels = image.imread(shot)[..., :3]
     assert pixels.shape[:2] == (2000, 1200)
@@ -207,8 +268,14 @@ CJK = re.compile(r"[\u4e00-\u9fff]")
 
 def test_the_class_report_in_chinese(data, tmp_path, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", "zh")
-    text = report.write_html(data, tmp_path / "zh.html", generated=datetime(2025, 3, 14, 9, 26).astimezone()).read_text(encoding="utf-8")
-    assert '<html lang="zh-Hans">' in text and f"<title>班级报告：{data.course_id}</title>" in text and "生成于 2025-03-14 09:26" in text
+    text = report.write_html(data, tmp_path / "zh.html", generated=datetime(2025, 3, 14, 9, 26).astimezone()).read_text(
+        encoding="utf-8"
+    )
+    assert (
+        '<html lang="zh-Hans">' in text
+        and f"<title>班级报告：{data.course_id}</title>" in text
+        and "生成于 2025-03-14 09:26" in text
+    )
     assert '<h2 id="students">学生 × 作业</h2>' in text
     assert text.count('title="未提交"') == sum(len(data.missing(a)) for a in data.assignments)
     for assignment in data.assignments:
@@ -232,6 +299,17 @@ def test_the_report_command_speaks_the_course_language(graded_class, tmp_path, c
     monkeypatch.setenv("COURSE_LANG", "zh")
     out = tmp_path / "r.html"
     assert cli.main(["--root", str(graded_class.root), "report", "--out", str(out)]) == 0
-    assert capsys.readouterr().out.splitlines()[0].split() == ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数",
-                                                               "自动评分", "助教评分", "待人工评分", "检出的误区"]
+    assert capsys.readouterr().out.splitlines()[0].split() == [
+        "学生",
+        "作业",
+        "状态",
+        "原始分",
+        "迟交罚分",
+        "最终成绩",
+        "迟交天数",
+        "自动评分",
+        "助教评分",
+        "待人工评分",
+        "检出的误区",
+    ]
     assert '<html lang="zh-Hans">' in out.read_text(encoding="utf-8")

@@ -2,6 +2,7 @@
 correct submissions and planted copies (`tests/similar.py`), and the value flag of the copy that
 hard-codes another student's hidden value; the command's files; a hostile student's code and id
 shown as written."""
+
 from __future__ import annotations
 
 import csv
@@ -14,18 +15,34 @@ import sys
 import pytest
 
 from autograder.coursedir.layout import Course
-from autograder.reporting import classdata
 from autograder.grading.result import CaseOutcome
+from autograder.reporting import classdata
 from autograder.reporting.classdata import ClassData, Row
-from autograder.reporting.similarity import (CODE_CHARS, FLOOR, MIN_MATCHES, Flag, Pair, Similarity, analyse, code_cells,
-                                              fingerprints, flags, pairs, public_answers)
+from autograder.reporting.similarity import (
+    CODE_CHARS,
+    FLOOR,
+    MIN_MATCHES,
+    Flag,
+    Pair,
+    Similarity,
+    analyse,
+    code_cells,
+    fingerprints,
+    flags,
+    pairs,
+    public_answers,
+)
 from autograder.reporting.similarity_page import render
 
 from .. import similar
 from ..conftest import ASSIGNMENTS, make_course
 
-pytestmark = [pytest.mark.nbgrader, pytest.mark.skipif(similar.ASSIGNMENT not in ASSIGNMENTS,
-                                                       reason=f"TEST_ASSIGNMENTS leaves out {similar.ASSIGNMENT}")]
+pytestmark = [
+    pytest.mark.nbgrader,
+    pytest.mark.skipif(
+        similar.ASSIGNMENT not in ASSIGNMENTS, reason=f"TEST_ASSIGNMENTS leaves out {similar.ASSIGNMENT}"
+    ),
+]
 A = similar.ASSIGNMENT
 PLANTED = [*similar.COPIES, similar.HARD_CODED]
 
@@ -38,12 +55,20 @@ def _codes(root, students):
 def test_every_planted_copy_ranks_above_every_independent_pair(graded_class):
     root = graded_class.root
     given = code_cells(Course(root).notebook(Course(root).release(A), A))
-    scores = {(p.student_a, p.student_b): p.score for p in pairs(fingerprints(_codes(root, similar.INDEPENDENT + PLANTED), given), floor=0)}
+    scores = {
+        (p.student_a, p.student_b): p.score
+        for p in pairs(fingerprints(_codes(root, similar.INDEPENDENT + PLANTED), given), floor=0)
+    }
     score = lambda a, b: scores.get(tuple(sorted((a, b))), 0.0)  # noqa: E731
     copied = {copy: score(copy, similar.SOURCE) for copy in PLANTED}
     family = {similar.SOURCE, *PLANTED}  # the source and its copies: every pair among them is copied work
-    independent = {(a, b): score(a, b) for a, b in itertools.combinations(similar.INDEPENDENT + PLANTED, 2) if not {a, b} <= family}
-    assert min(copied.values()) > max(independent.values()), (copied, sorted(independent.items(), key=lambda kv: -kv[1])[:5])
+    independent = {
+        (a, b): score(a, b) for a, b in itertools.combinations(similar.INDEPENDENT + PLANTED, 2) if not {a, b} <= family
+    }
+    assert min(copied.values()) > max(independent.values()), (
+        copied,
+        sorted(independent.items(), key=lambda kv: -kv[1])[:5],
+    )
     assert min(copied.values()) >= 0.75 and max(independent.values()) < 0.75, (copied, max(independent.values()))
 
 
@@ -53,12 +78,15 @@ def test_the_value_flag_finds_the_hard_coded_copy_and_nothing_else_in_the_class(
     assert not flags(classdata.load(graded_class.root), A)  # the values are read only where asked for
     label, _ = similar.hard_coded_value(graded_class.root)
     assert found and {(f.student, f.check, f.matches_student, f.other_case) for f in found} == {
-        (similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM, label)}
+        (similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM, label)
+    }
     assert len(found) >= MIN_MATCHES
     row = graded_class.rows(A, similar.HARD_CODED)[similar.HARD_CODED_CHECK]
     assert {f.case for f in found} == {case.label for case in row.cases if not case.public and not case.ok}
     graded = {outcome.student for outcome in graded_class.outcomes if outcome.assignment == A and outcome.ok}
-    assert {s.student for s in data.graded(A)} == graded  # the whole class was looked at: corpus, mutants, hostile submissions
+    assert {
+        s.student for s in data.graded(A)
+    } == graded  # the whole class was looked at: corpus, mutants, hostile submissions
 
 
 def test_a_public_answer_returned_for_every_case_is_never_a_classmates_value():
@@ -73,9 +101,20 @@ def test_a_public_answer_returned_for_every_case_is_never_a_classmates_value():
         return [CaseOutcome(f"hidden case {i}", False, False, expected=0.125 * i, got=value) for i in (1, 2, 3)]
 
     def found(value):
-        rows = [Row("constant", A, check, 0.0, 1.0, cases=wrong_every_time(value)),
-                Row("classmate", A, check, 1.0, 1.0, cases=[hidden("classmate", "hidden case 1", value * (1 + 1e-6)),
-                                                           hidden("classmate", "hidden case 2", -3.0)])]
+        rows = [
+            Row("constant", A, check, 0.0, 1.0, cases=wrong_every_time(value)),
+            Row(
+                "classmate",
+                A,
+                check,
+                1.0,
+                1.0,
+                cases=[
+                    hidden("classmate", "hidden case 1", value * (1 + 1e-6)),
+                    hidden("classmate", "hidden case 2", -3.0),
+                ],
+            ),
+        ]
         return [(f.student, f.matches_student, f.other_case) for f in flags(ClassData.from_rows(rows), A)]
 
     assert isinstance(public, float) and found(public) == []
@@ -84,11 +123,16 @@ def test_a_public_answer_returned_for_every_case_is_never_a_classmates_value():
 
 def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class):
     root = graded_class.root  # it writes only its own page and sheets
-    done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.splitlines()
-    assert lines[:3] == [str(root / "reports" / f"similarity-{A}.html"), str(root / "exports" / f"similarity-{A}.csv"),
-                         str(root / "exports" / f"variant-flags-{A}.csv")]
+    assert lines[:3] == [
+        str(root / "reports" / f"similarity-{A}.html"),
+        str(root / "exports" / f"similarity-{A}.csv"),
+        str(root / "exports" / f"variant-flags-{A}.csv"),
+    ]
     assert "not a verdict" in lines[3]
     with open(root / "exports" / f"similarity-{A}.csv", encoding="utf-8") as handle:
         rows = list(csv.reader(handle))
@@ -101,14 +145,18 @@ def test_the_command_writes_the_ranked_pairs_the_flags_and_the_page(graded_class
     with open(root / "exports" / f"variant-flags-{A}.csv", encoding="utf-8") as handle:
         flagged = list(csv.reader(handle))
     assert flagged[0] == ["student", "check", "case", "matches_student"]
-    assert {(s, c, m) for s, c, _, m in flagged[1:]} == {(similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM)}
+    assert {(s, c, m) for s, c, _, m in flagged[1:]} == {
+        (similar.HARD_CODED, similar.HARD_CODED_CHECK, similar.HARD_CODED_FROM)
+    }
     page = (root / "reports" / f"similarity-{A}.html").read_text(encoding="utf-8")
     assert "not a verdict" in page and "<mark>" in page and "<script" not in page.lower()
 
 
 def test_an_assignment_never_released_is_refused_with_one_line(tmp_path):
     root = make_course(tmp_path / "course", [A])
-    done = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), "similarity", A], capture_output=True, text=True
+    )
     assert done.returncode != 0 and len(done.stderr.strip().splitlines()) == 1 and "release" in done.stderr
     assert not (root / "exports").exists() and not (root / "reports").exists()
 
@@ -119,8 +167,14 @@ HOSTILE_CODE = 'def f():\n    return "</pre><script>alert(1)</script>"  # <b>bol
 
 def test_a_students_code_and_id_are_shown_as_written_never_as_markup():
     pair = Pair(HOSTILE_ID, "b", 0.9, 0.9, 0.8, ((0, 20),), ((0, 10),))
-    found = Similarity("a1", [pair], [Flag(HOSTILE_ID, "f", "hidden case 1", "b", "hidden case 2")],
-                       {HOSTILE_ID: HOSTILE_CODE, "b": HOSTILE_CODE}, 2, ())
+    found = Similarity(
+        "a1",
+        [pair],
+        [Flag(HOSTILE_ID, "f", "hidden case 1", "b", "hidden case 2")],
+        {HOSTILE_ID: HOSTILE_CODE, "b": HOSTILE_CODE},
+        2,
+        (),
+    )
     page = render(found, "<course>")
     assert "<script" not in page and "<img" not in page and "<b>" not in page and "<course>" not in page
     assert "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
@@ -139,12 +193,29 @@ def test_a_flood_of_code_is_left_out_and_named_and_the_rest_of_the_class_is_stil
 def test_the_scores_are_the_same_in_every_process():
     """copydetect hashes k-grams with Python's `hash`, whose seed differs from process to process; the
     course's fingerprints do not, so a pair scores the same whenever the command runs."""
-    script = ("import json; from autograder.reporting.similarity import analyse; from autograder.reporting.classdata import ClassData; "
-              "import sys; codes = json.loads(sys.stdin.read()); "
-              "print([(p.student_a, p.student_b, p.score) for p in analyse(ClassData.from_rows([]), 'a1', codes, given='').pairs])")
-    base = "def f(xs, w):\n    h = 0\n    states = []\n    for x in xs:\n        h = x + w * h\n        states.append(h)\n    return states\n"
-    codes = {"a": base, "b": base.replace("states", "out") + "def g(y):\n    return [v * 2 for v in y]\n",
-             "c": base.replace("h = x + w * h", "h = w * h + x") + "print(f([1, 2], 0.5))\n"}
-    runs = {subprocess.run([sys.executable, "-c", script], input=json.dumps(codes), capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    script = (
+        "import json; from autograder.reporting.similarity import analyse; from autograder.reporting.classdata import ClassData; "
+        "import sys; codes = json.loads(sys.stdin.read()); "
+        "print([(p.student_a, p.student_b, p.score) for p in analyse(ClassData.from_rows([]), 'a1', codes, given='').pairs])"
+    )
+    base = (
+        "def f(xs, w):\n    h = 0\n    states = []\n"
+        "    for x in xs:\n        h = x + w * h\n        states.append(h)\n    return states\n"
+    )
+    codes = {
+        "a": base,
+        "b": base.replace("states", "out") + "def g(y):\n    return [v * 2 for v in y]\n",
+        "c": base.replace("h = x + w * h", "h = w * h + x") + "print(f([1, 2], 0.5))\n",
+    }
+    runs = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            input=json.dumps(codes),
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "3")
+    }
     assert len(runs) == 1 and "('a', 'b'" in runs.pop()

@@ -4,6 +4,7 @@ the reason, late with its days and penalty; the grade that counts under "last" a
 report, the score table and the grade sheets showing raw score, penalty, final grade and state, with
 work received and not yet graded never shown as not submitted, and a refused hand-in's points
 awaiting a TA."""
+
 from __future__ import annotations
 
 import csv
@@ -14,16 +15,19 @@ import pytest
 from nbgrader.api import Gradebook
 
 from autograder.commands.course import nbgrader_env
-from autograder.coursedir import config, penalties
+from autograder.coursedir import config
 from autograder.coursedir.layout import Course, FailedAttempt
 from autograder.coursedir.ledger import Ledger
 from autograder.reporting import classdata, report
 from autograder.reporting.classdata import GRADED, NOT_SUBMITTED, RECEIVED, REFUSED
 from autograder.reporting.exports import export
+from autograder.term import penalties
 
 from ..conftest import ASSIGNMENTS, make_course
 
-pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own, on a submission it creates
+pytestmark = pytest.mark.filterwarnings(
+    "ignore::sqlalchemy.exc.SAWarning"
+)  # nbgrader's own, on a submission it creates
 
 A = ASSIGNMENTS[0]
 UTC = dt.timezone.utc
@@ -63,7 +67,7 @@ class Course_:
     def hand_in(self, student: str, text: str, when: dt.datetime, *, submitted: bool = True):
         """A hand-in of `text` received at `when`: in submitted/ (found by autograde), or only in
         the exchange's inbound folder (collected into the ledger, not yet into submitted/)."""
-        folder = (Course(self.root).submitted(student, A) if submitted else self.inbound / student / A)
+        folder = Course(self.root).submitted(student, A) if submitted else self.inbound / student / A
         folder.mkdir(parents=True, exist_ok=True)
         (folder / f"{A}.ipynb").write_text(text, encoding="utf-8")
         return self.ledger.receive(A, student, folder, source="submitted" if submitted else "exchange", received=when)
@@ -85,15 +89,23 @@ class Course_:
             self.ledger.record_score(A, student, receipts[-1].attempt, submission.score, submission.max_score, 0.0)
             penalties.write(gb, self.ledger, self.settings, student)
             gb.db.commit()
-            self.ledger.record_score(A, student, receipts[-1].attempt, submission.score, submission.max_score,
-                                     submission.late_submission_penalty or 0.0)
+            self.ledger.record_score(
+                A,
+                student,
+                receipts[-1].attempt,
+                submission.score,
+                submission.max_score,
+                submission.late_submission_penalty or 0.0,
+            )
 
 
 @pytest.fixture(scope="module")
 def small(tmp_path_factory):
     """ann on time, bob two days late, cat received through the exchange only, dan nothing, eve
     refused, fay a folder in submitted/ never autograded, gus a folder there and not on the roster."""
-    course = Course_(tmp_path_factory.mktemp("states"), {A: {"due": "2027-03-01 23:59", "late": {"per_day": 0.1, "cap": 0.5}}})
+    course = Course_(
+        tmp_path_factory.mktemp("states"), {A: {"due": "2027-03-01 23:59", "late": {"per_day": 0.1, "cap": 0.5}}}
+    )
     with course.gradebook() as gb:
         for student in ROSTER:
             gb.add_student(student, first_name=student.title())
@@ -121,12 +133,26 @@ def test_each_hand_in_has_its_state_and_work_in_submitted_is_received_not_not_su
     data = classdata.load(small.root)
     assert [s.id for s in data.students] == [*ROSTER, "gus"]  # gus is not on the gradebook's roster, yet handed in
     states = {s.id: data.state(A, s.id) for s in data.students}
-    assert states == {"ann": GRADED, "bob": GRADED, "cat": RECEIVED, "dan": NOT_SUBMITTED, "eve": REFUSED,
-                      "fay": RECEIVED, "gus": RECEIVED}
+    assert states == {
+        "ann": GRADED,
+        "bob": GRADED,
+        "cat": RECEIVED,
+        "dan": NOT_SUBMITTED,
+        "eve": REFUSED,
+        "fay": RECEIVED,
+        "gus": RECEIVED,
+    }
     assert data.missing(A) == ["dan"]
     ann, bob, cat, eve = (data.submissions[(A, s)] for s in ("ann", "bob", "cat", "eve"))
     assert (ann.raw_score, ann.penalty, ann.score, ann.attempt, ann.days_late, ann.late) == (8.0, 0.0, 8.0, 1, 0, False)
-    assert (bob.raw_score, bob.penalty, bob.score, bob.attempt, bob.days_late, bob.late) == (10.0, pytest.approx(2.0), 8.0, 1, 2, True)
+    assert (bob.raw_score, bob.penalty, bob.score, bob.attempt, bob.days_late, bob.late) == (
+        10.0,
+        pytest.approx(2.0),
+        8.0,
+        1,
+        2,
+        True,
+    )
     assert (cat.attempt, cat.graded, cat.failed) == (1, False, "")
     assert (eve.failed, eve.graded) == (REASON, False)
     assert [sub.student for sub in data.graded(A)] == ["ann", "bob"]
@@ -136,33 +162,95 @@ def test_each_hand_in_has_its_state_and_work_in_submitted_is_received_not_not_su
 def test_the_grade_sheets_show_state_attempt_lateness_raw_penalty_and_final_grade(small, tmp_path):
     sheets = export(small.root, tmp_path)
     rows = {r["student_id"]: r for r in _read(sheets.grades)}
-    assert list(rows["ann"]) == ["assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-                                 "submitted", "state", "attempt", "attempts", "days_late", "late_days_used", "raw_score",
-                                 "late_submission_penalty", "final_score", "points_awaiting_ta", "max_score", "reason"]
-    picked = {s: (r["submitted"], r["state"], r["attempt"], r["days_late"], r["raw_score"], r["late_submission_penalty"],
-                  r["final_score"], r["points_awaiting_ta"], r["reason"]) for s, r in rows.items()}
-    assert picked == {"ann": ("yes", "graded", "1", "0", "8.00", "0.00", "8.00", "0.00", ""),
-                      "bob": ("yes", "graded", "1", "2", "10.00", "2.00", "8.00", "0.00", ""),
-                      "cat": ("yes", "received", "1", "0", "0.00", "0.00", "0.00", "0.00", ""),
-                      "dan": ("no", "not_submitted", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
-                      "eve": ("yes", "refused", "1", "0", "0.00", "0.00", "0.00", "10.00", REASON),  # left to a TA by admission
-                      "fay": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
-                      "gus": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", "")}
+    assert list(rows["ann"]) == [
+        "assignment",
+        "duedate",
+        "timestamp",
+        "student_id",
+        "last_name",
+        "first_name",
+        "email",
+        "submitted",
+        "state",
+        "attempt",
+        "attempts",
+        "days_late",
+        "late_days_used",
+        "raw_score",
+        "late_submission_penalty",
+        "final_score",
+        "points_awaiting_ta",
+        "max_score",
+        "reason",
+    ]
+    picked = {
+        s: (
+            r["submitted"],
+            r["state"],
+            r["attempt"],
+            r["days_late"],
+            r["raw_score"],
+            r["late_submission_penalty"],
+            r["final_score"],
+            r["points_awaiting_ta"],
+            r["reason"],
+        )
+        for s, r in rows.items()
+    }
+    assert picked == {
+        "ann": ("yes", "graded", "1", "0", "8.00", "0.00", "8.00", "0.00", ""),
+        "bob": ("yes", "graded", "1", "2", "10.00", "2.00", "8.00", "0.00", ""),
+        "cat": ("yes", "received", "1", "0", "0.00", "0.00", "0.00", "0.00", ""),
+        "dan": ("no", "not_submitted", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
+        "eve": ("yes", "refused", "1", "0", "0.00", "0.00", "0.00", "10.00", REASON),  # left to a TA by admission
+        "fay": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
+        "gus": ("yes", "received", "", "0", "0.00", "0.00", "0.00", "0.00", ""),
+    }
     assert rows["bob"]["timestamp"].startswith(TWO_DAYS_LATE.strftime("%Y-%m-%d %H:%M"))
     wide = {r["student_id"]: r for r in _read(sheets.scores)}
-    assert list(wide["ann"]) == ["student_id", "last_name", "first_name", "email", A, "total", "max_total", "points_awaiting_ta",
-                                 "not_submitted", "received", "refused", "late", f"{A} raw_score", f"{A} late_submission_penalty",
-                                 f"{A} points_awaiting_ta"]
-    assert (wide["bob"][A], wide["bob"][f"{A} raw_score"], wide["bob"][f"{A} late_submission_penalty"], wide["bob"]["late"]) == \
-        ("8.00", "10.00", "2.00", A)
+    assert list(wide["ann"]) == [
+        "student_id",
+        "last_name",
+        "first_name",
+        "email",
+        A,
+        "total",
+        "max_total",
+        "points_awaiting_ta",
+        "not_submitted",
+        "received",
+        "refused",
+        "late",
+        f"{A} raw_score",
+        f"{A} late_submission_penalty",
+        f"{A} points_awaiting_ta",
+    ]
+    assert (
+        wide["bob"][A],
+        wide["bob"][f"{A} raw_score"],
+        wide["bob"][f"{A} late_submission_penalty"],
+        wide["bob"]["late"],
+    ) == ("8.00", "10.00", "2.00", A)
     assert (wide["cat"][A], wide["cat"]["received"], wide["cat"]["not_submitted"]) == ("", A, "")
-    assert (wide["eve"][A], wide["eve"]["refused"], wide["eve"]["points_awaiting_ta"], wide["eve"][f"{A} points_awaiting_ta"]) == \
-        ("", A, "10.00", "10.00")
+    assert (
+        wide["eve"][A],
+        wide["eve"]["refused"],
+        wide["eve"]["points_awaiting_ta"],
+        wide["eve"][f"{A} points_awaiting_ta"],
+    ) == ("", A, "10.00", "10.00")
     assert all(wide[s]["not_submitted"] == "" for s in ROSTER + ("gus",) if s != "dan")  # received, refused: handed in
     assert (wide["dan"][A], wide["dan"]["not_submitted"]) == ("", A)
     with sheets.canvas.open(newline="", encoding="utf-8") as handle:
         canvas = {row[3]: row[5] for row in list(csv.reader(handle))[2:]}
-    assert canvas == {"ann": "8.00", "bob": "8.00", "cat": "", "dan": "", "eve": "", "fay": "", "gus": ""}  # the final grade
+    assert canvas == {
+        "ann": "8.00",
+        "bob": "8.00",
+        "cat": "",
+        "dan": "",
+        "eve": "",
+        "fay": "",
+        "gus": "",
+    }  # the final grade
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -170,42 +258,106 @@ def test_the_report_and_the_score_table_tell_the_states_apart(small, tmp_path, m
     monkeypatch.setenv("COURSE_LANG", lang)
     data = classdata.load(small.root)
     page = report.write_html(data, tmp_path / "r.html").read_text(encoding="utf-8")
-    table = page[page.index('<h2 id="students">'):]
-    cells = dict(re.findall(r'<tr><td class="id">(\w+)(?: <span class="note">[^<]*</span>)?</td>(<td.*?</td>)<td class="num"(?: style="[^"]*")?><b>',
-                            table))
+    table = page[page.index('<h2 id="students">') :]
+    cells = dict(
+        re.findall(
+            r'<tr><td class="id">(\w+)(?: <span class="note">[^<]*</span>)?</td>(<td.*?</td>)<td class="num"(?: style="[^"]*")?><b>',
+            table,
+        )
+    )
     word = {"received": classdata_label("report.cell.received"), "refused": classdata_label("report.cell.refused")}
     assert cells["dan"].startswith(f'<td class="missing" title="{classdata_label("report.cell.not_submitted")}"')
     for student in ("cat", "fay", "gus"):
-        assert cells[student].startswith('<td class="received"') and f">{word['received']}<" in cells[student], cells[student]
-    assert cells["eve"].startswith('<td class="refused"') and REASON in cells["eve"] and f">{word['refused']}" in cells["eve"]
+        assert cells[student].startswith('<td class="received"') and f">{word['received']}<" in cells[student], cells[
+            student
+        ]
+    assert (
+        cells["eve"].startswith('<td class="refused"')
+        and REASON in cells["eve"]
+        and f">{word['refused']}" in cells["eve"]
+    )
     assert classdata_label("report.cell.awaiting", points="10") in cells["eve"]  # admission left every point to a TA
     assert table.count('<td class="missing"') == 1  # dan's alone: nothing received is "not submitted"
     assert ">8.00" in cells["bob"] and classdata_label("report.cell.late", days="2", penalty="2.00") in cells["bob"]
     assert re.search(r">8\.00</td>$", cells["ann"])  # on time: the grade alone
-    section = page[page.index(f'<h2 id="{A}">'):page.index('<h2 id="students">')]
-    for fact, count in (("report.fact.submitted", 6), ("report.fact.not_submitted", 1), ("report.fact.graded", 2),
-                        ("report.fact.received", 3), ("report.fact.refused", 1)):
+    section = page[page.index(f'<h2 id="{A}">') : page.index('<h2 id="students">')]
+    for fact, count in (
+        ("report.fact.submitted", 6),
+        ("report.fact.not_submitted", 1),
+        ("report.fact.graded", 2),
+        ("report.fact.received", 3),
+        ("report.fact.refused", 1),
+    ):
         assert classdata_label(fact, count=f"<b>{count}</b>") in section, fact
     assert classdata_label("report.fact.late", count="<b>1</b>", points="2.00") in section
     assert REASON in section  # the refusal's reason, named in the assignment's section
-    assert classdata_label("report.received", students=", ".join(f'<span class="id">{s}</span>' for s in ("cat", "fay", "gus"))) in section
+    assert (
+        classdata_label(
+            "report.received", students=", ".join(f'<span class="id">{s}</span>' for s in ("cat", "fay", "gus"))
+        )
+        in section
+    )
     assert classdata_label("report.not_submitted", students='<span class="id">dan</span>') in section
     start = page.index(f'<td><a href="#{A}">')
-    overview = page[start:page.index("</tr>", start)]
-    assert re.findall(r'<td class="num">(\d+)</td>', overview)[1:7] == ["6", "2", "3", "1", "1", "1"]  # submitted, graded, received, refused, late, not submitted
+    overview = page[start : page.index("</tr>", start)]
+    assert re.findall(r'<td class="num">(\d+)</td>', overview)[1:7] == [
+        "6",
+        "2",
+        "3",
+        "1",
+        "1",
+        "1",
+    ]  # submitted, graded, received, refused, late, not submitted
     counts = classdata_label("report.meta", graded="2", received="3", refused="1", missing="1").split("·")[-1]
     assert counts in page  # the page's head: graded, received, refused, not submitted
     lines = report.score_table(data).splitlines()
     assert len(lines) == 1 + 7
     states = {line.split()[0]: line for line in lines[1:]}
-    assert classdata_label("table.state.not_submitted") in states["dan"] and classdata_label("table.state.refused") in states["eve"]
+    assert (
+        classdata_label("table.state.not_submitted") in states["dan"]
+        and classdata_label("table.state.refused") in states["eve"]
+    )
     assert all(classdata_label("table.state.received") in states[s] for s in ("cat", "fay", "gus"))
-    assert re.search(r"10\.00\s+2\.00\s+8\.00\s+2\s+10\.00/10\.0\s+-\s+-", states["bob"]), states["bob"]  # raw, penalty, final, days late, autograded
+    assert re.search(r"10\.00\s+2\.00\s+8\.00\s+2\s+10\.00/10\.0\s+-\s+-", states["bob"]), states[
+        "bob"
+    ]  # raw, penalty, final, days late, autograded
     assert states["eve"].split()[3:] == ["-"] * 6 + ["10.0", "-"]  # nothing graded; every point awaits a TA
-    header = ["student", "assignment", "state", "raw", "penalty", "final", "days", "late", "autograded", "by", "a", "TA",
-              "awaiting", "a", "TA", "misconceptions", "named"]
-    assert lines[0].split() == (header if lang == "en" else ["学生", "作业", "状态", "原始分", "迟交罚分", "最终成绩", "迟交天数",
-                                                             "自动评分", "助教评分", "待人工评分", "检出的误区"])
+    header = [
+        "student",
+        "assignment",
+        "state",
+        "raw",
+        "penalty",
+        "final",
+        "days",
+        "late",
+        "autograded",
+        "by",
+        "a",
+        "TA",
+        "awaiting",
+        "a",
+        "TA",
+        "misconceptions",
+        "named",
+    ]
+    assert lines[0].split() == (
+        header
+        if lang == "en"
+        else [
+            "学生",
+            "作业",
+            "状态",
+            "原始分",
+            "迟交罚分",
+            "最终成绩",
+            "迟交天数",
+            "自动评分",
+            "助教评分",
+            "待人工评分",
+            "检出的误区",
+        ]
+    )
     assert len({_columns_to(line, "/10.0") for line in lines if "/10.0" in line}) == 1  # the columns line up
 
 
@@ -213,7 +365,7 @@ def _columns_to(line: str, text: str) -> int:
     """The display width of `line` up to `text` (a CJK character takes two columns)."""
     from rnnkit.messages import _columns
 
-    return sum(map(_columns, line[:line.index(text)]))
+    return sum(map(_columns, line[: line.index(text)]))
 
 
 def classdata_label(label_id: str, **fields) -> str:
@@ -230,7 +382,14 @@ def test_the_best_attempt_counts_where_the_term_says_so_with_the_live_scores_of_
     best.grade("ann", 6.0)
     assert best.ledger.scores(A, "ann") == {1: (9.0, 10.0, 0.0), 2: (6.0, 10.0, 0.0)}
     sub = classdata.load(best.root).submissions[(A, "ann")]
-    assert (sub.state, sub.score, sub.raw_score, sub.attempt, sub.attempts, sub.counts) == (GRADED, 9.0, 9.0, 1, 2, "best")
+    assert (sub.state, sub.score, sub.raw_score, sub.attempt, sub.attempts, sub.counts) == (
+        GRADED,
+        9.0,
+        9.0,
+        1,
+        2,
+        "best",
+    )
     best.grade("ann", 6.0, manual=9.5)  # a TA's score on the attempt the gradebook holds now: its live value counts
     sub = classdata.load(best.root).submissions[(A, "ann")]
     assert (sub.score, sub.attempt) == (9.5, 2)
@@ -252,7 +411,15 @@ def test_a_refusal_after_a_graded_attempt_keeps_that_grade_and_a_newer_hand_in_w
     FailedAttempt(REASON, refused=True).write(Course(course.root).failed_attempt("ann", A))
     data = classdata.load(course.root)
     ann, bob = data.submissions[(A, "ann")], data.submissions[(A, "bob")]
-    assert (ann.state, ann.graded, ann.score, ann.attempt, ann.attempts, ann.failed, ann.pending) == (REFUSED, True, 7.0, 1, 2, REASON, None)
+    assert (ann.state, ann.graded, ann.score, ann.attempt, ann.attempts, ann.failed, ann.pending) == (
+        REFUSED,
+        True,
+        7.0,
+        1,
+        2,
+        REASON,
+        None,
+    )
     assert (bob.state, bob.score, bob.attempt, bob.pending) == (GRADED, 7.0, 1, 2)
     assert [sub.student for sub in data.graded(A)] == ["ann", "bob"]
     page = report.render(data)

@@ -1,8 +1,10 @@
 """Whether every variant was equally hard (`autograder.reporting.variants`): a synthetic class whose
 hidden cases record what was drawn, with one planted harder parameter value, or none."""
+
 import random
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from autograder.grading.result import CaseOutcome
 from autograder.reporting.classdata import ClassData, Row
@@ -21,7 +23,11 @@ def synthetic_class(seed: int, students: int = 60, harder_from: int | None = Non
         skill = rng.uniform(0.35, 0.95)
         cases = []
         for case in range(HIDDEN):
-            drawn = {"branch": rng.choice(["ordinary", "ordinary", "ordinary", "longest"]), "len:xs": float(rng.randint(1, 12)), "w": rng.randint(-16, 16) / 8}
+            drawn = {
+                "branch": rng.choice(["ordinary", "ordinary", "ordinary", "longest"]),
+                "len:xs": float(rng.randint(1, 12)),
+                "w": rng.randint(-16, 16) / 8,
+            }
             chance = skill - (drop if harder_from is not None and drawn["len:xs"] >= harder_from else 0.0)
             cases.append(CaseOutcome(f"hidden case {case + 1}", False, rng.random() < chance, drawn=drawn))
         score = 2 * sum(case.ok for case in cases) / HIDDEN
@@ -44,19 +50,35 @@ def test_with_nothing_planted_nearly_every_simulated_class_flags_nothing():
 
 
 def test_the_planted_value_is_found_in_nearly_every_simulated_class():
-    found = [any(r.harder and r.parameter == "len:xs" for r in range_stats(synthetic_class(seed, harder_from=9), "a1")) for seed in range(20)]
+    found = [
+        any(r.harder and r.parameter == "len:xs" for r in range_stats(synthetic_class(seed, harder_from=9), "a1"))
+        for seed in range(20)
+    ]
     assert sum(found) >= 18
 
 
 def test_facility_per_range_counts_the_cases_and_leaves_the_stub_and_public_cases_out():
     data = synthetic_class(seed=3)
-    stub = Row("stub", "a1", "q", 0.0, 2.0, cases=[CaseOutcome("hidden case 1", False, False, drawn={"branch": "ordinary", "len:xs": 1.0})],
-               not_started=True)
+    stub = Row(
+        "stub",
+        "a1",
+        "q",
+        0.0,
+        2.0,
+        cases=[CaseOutcome("hidden case 1", False, False, drawn={"branch": "ordinary", "len:xs": 1.0})],
+        not_started=True,
+    )
     data = ClassData.from_rows(data.rows + [stub])
     found = range_stats(data, "a1")
     by_range = {(r.parameter, r.range): r for r in found}
     longest = by_range[("branch", "longest")]
-    cases = [(case.drawn["branch"], case.ok) for row in data.rows if not row.not_started for case in row.cases if not case.public]
+    cases = [
+        (case.drawn["branch"], case.ok)
+        for row in data.rows
+        if not row.not_started
+        for case in row.cases
+        if not case.public
+    ]
     mine = [ok for branch, ok in cases if branch == "longest"]
     assert (longest.cases, longest.facility) == (len(mine), sum(mine) / len(mine))
     assert longest.rest_cases == len(cases) - len(mine)

@@ -2,6 +2,7 @@
 tests/sandbox/test_infrastructure.py): a cell whose processes together pass the runner's
 MEMORY_LIMIT_MB, each alone far below it, and the load around it, a grader of another pid namespace
 sweeping the cgroup folders this host's graders share."""
+
 from __future__ import annotations
 
 import contextlib
@@ -19,10 +20,12 @@ LIMIT = 400
 CHILDREN = 3
 #: A child: the kernel's first choice when the cgroup is full (oom_score_adj 1000), it holds its
 #: block, says so, and says it still holds it when asked (a child the kernel killed says nothing).
-_CHILD = ("import sys\nopen('/proc/self/oom_score_adj', 'w').write('1000')\n"
-          f"block = b'x' * ({LIMIT * 2 // 5} << 20)\n"
-          "sys.stdout.write('held\\n'); sys.stdout.flush(); sys.stdin.readline()\n"
-          "sys.stdout.write('holding\\n'); sys.stdout.flush(); sys.stdin.read()\n")
+_CHILD = (
+    "import sys\nopen('/proc/self/oom_score_adj', 'w').write('1000')\n"
+    f"block = b'x' * ({LIMIT * 2 // 5} << 20)\n"
+    "sys.stdout.write('held\\n'); sys.stdout.flush(); sys.stdin.readline()\n"
+    "sys.stdout.write('holding\\n'); sys.stdout.flush(); sys.stdin.read()\n"
+)
 #: The cell: CHILDREN children allocate, then each is asked whether it holds its block at that moment.
 FAN_OUT = f"""
 import os, subprocess, sys

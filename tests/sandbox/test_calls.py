@@ -1,6 +1,7 @@
 """A check's way of calling a student's function (`rnnkit.helpers.CALLS`: twice from pristine
 defaults, after a warm-up run, held to "returns copies", plainly) is the runner's: one request per
 case, and the same report as the same function called in-process, as the self-check calls it."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -48,7 +49,10 @@ def test_the_runner_calls_a_function_the_checks_way_in_one_request_per_case_as_t
             own = run_cases("test", name, space[name], CASES[name], rules, timeout=5)
             graded = run_cases("test", name, remote, CASES[name], called_here(rules, remote), timeout=0)
             assert [(r.ok, r.message) for r in graded.results] == [(r.ok, r.message) for r in own.results], (way, name)
-            if name in ("total", "reads") and way in ("twice", "after_warm_up"):  # memory kept between calls: a wrong value
+            if name in ("total", "reads") and way in (
+                "twice",
+                "after_warm_up",
+            ):  # memory kept between calls: a wrong value
                 assert not graded.results[0].ok
     assert asked == ["call"] * sum(len(CASES[name]) for name in names)
 

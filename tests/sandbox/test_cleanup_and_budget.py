@@ -1,6 +1,7 @@
 """The grader's own clean-up and a submission's budget, without nbgrader: deleting a work folder of
 any depth never raises nor follows a link, and a submission's session is stopped by its time or by
 its restarts (`Session` keeps the tally against its `Limits`)."""
+
 import os
 
 import pytest
@@ -64,12 +65,25 @@ def test_a_submission_is_stopped_by_its_restarts(tmp_path):
         assert failure.value.message_id == "check.budget_spent" and failure.value.fields["restarts"] == 2
 
 
-def test_a_submission_is_stopped_by_its_time(tmp_path):
+def test_a_submission_is_stopped_by_its_time(tmp_path, monkeypatch):
     """The seconds spent waiting on a submission's runners count against SUBMISSION_TIMEOUT: a cell
     that outlives what is left is cut at it, and the cells after it fail with the budget's message."""
+    from autograder.sandbox import zygote
+    from autograder.sandbox.session import GRACE
+
+    waits = []
+    request = zygote.Runner.request
+
+    def timed(runner, message, timeout, limit):
+        waits.append(timeout)
+        return request(runner, message, timeout, limit)
+
+    monkeypatch.setattr(zygote.Runner, "request", timed)
     with Session(tmp_path, Limits(SUBMISSION_TIMEOUT=1), "en") as session:
         assert session.run_cell("import time\ntime.sleep(30)")[0].ename == "KernelDied"
-        assert 1 <= session.spent < 10 and session.left() <= 0
+        # the runner was waited on for what was left of the budget (and GRACE), not the cell's 120 s
+        assert waits == [1 + GRACE]
+        assert session.spent >= 1 and session.left() <= 0
         assert session.run_cell("x = 1")[0].evalue == messages.text("cell.budget_spent", seconds="1", restarts=8)
 
 
@@ -80,8 +94,8 @@ def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, cap
 
     import nbformat
 
-    from autograder.grading import execute
     from autograder.assignments import get
+    from autograder.grading import execute
 
     from ..attempts import attempt
 
@@ -89,13 +103,17 @@ def test_a_check_the_grader_cannot_finish_costs_that_check_only(monkeypatch, cap
         raise RuntimeError("a bug of the grader")
 
     monkeypatch.setattr(execute, "grade_traced", broken)
-    cell = nbformat.v4.new_code_cell('check("sgd_update", sgd_update)', metadata={"nbgrader": {"grade_id": "sgd_update", "points": 1}})
+    cell = nbformat.v4.new_code_cell(
+        'check("sgd_update", sgd_update)', metadata={"nbgrader": {"grade_id": "sgd_update", "points": 1}}
+    )
     session = type("Session", (), {"function": lambda self, *args, **kwargs: None})()
     grader = execute.TrustedExecute(log=logging.getLogger("grader-under-test"))
     right = {}
     with caplog.at_level(logging.ERROR, logger="grader-under-test"):
         outputs = grader._grade(get("ch12_bptt"), cell, session, attempt("ann"), 3, right)
     seen = [record.getMessage() for record in caplog.records]
-    assert outputs[0]["output_type"] == "error" and outputs[0]["evalue"] == messages.text("check.grader_failed", name="sgd_update")
+    assert outputs[0]["output_type"] == "error" and outputs[0]["evalue"] == messages.text(
+        "check.grader_failed", name="sgd_update"
+    )
     assert outputs[1]["data"]["text/plain"] == "0.0" and not right["sgd_update"].right
     assert seen and "sgd_update of ann failed" in seen[0] and "a bug of the grader" in seen[0]

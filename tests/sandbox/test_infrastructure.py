@@ -4,6 +4,7 @@ that it cannot import, namespaces the machine refuses) autograde stops before th
 with one line naming the cause, exits non-zero and writes no grade; and a fan-out past the runner's
 budget is stopped in every submission of classes graded through the warm command process (the
 same fan-out in process, under load: tests/sandbox/test_runner_budget.py)."""
+
 from __future__ import annotations
 
 import os
@@ -32,8 +33,10 @@ from .. import hostile
 from ..conftest import make_course
 from .fanout import CHILDREN, FAN_OUT, LIMIT, foreign_sweeps, stopped
 
-pytestmark = [pytest.mark.nbgrader,
-              pytest.mark.skipif(jail.available() is None, reason=f"no namespace sandbox on this machine: {jail.refusal()}")]
+pytestmark = [
+    pytest.mark.nbgrader,
+    pytest.mark.skipif(jail.available() is None, reason=f"no namespace sandbox on this machine: {jail.refusal()}"),
+]
 A = "ch12_bptt"
 #: Python that refuses unshare() with EPERM from here on, as Docker's default seccomp profile does,
 #: then runs the rest of its command line (`python -c REFUSE_UNSHARE -m autograder ...`).
@@ -73,8 +76,13 @@ def course(released, tmp_path) -> Path:
 def _autograde(root: Path, python: str | Path = sys.executable, *before: str) -> subprocess.CompletedProcess:
     """`python [before...] -m autograder autograde` in the course `root`, in a process of its own."""
     env = nbgrader_env() | {"AUTOGRADER_WARM": "0"}
-    return subprocess.run([str(python), *before, "-m", "autograder", "--root", str(root), "autograde", A], cwd=root, env=env,
-                          capture_output=True, text=True)
+    return subprocess.run(
+        [str(python), *before, "-m", "autograder", "--root", str(root), "autograde", A],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
 
 
 def _lines(text: str) -> list[str]:
@@ -105,13 +113,16 @@ def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_
     to pid 1 of a pid namespace, the runner's cell process, and to nothing else): one line naming
     the module, a non-zero exit, no grade and no student in the gradebook (every cell failed and
     the reference earned 0 before, exit 0)."""
+
     def link_or_copy(source: str, target: str) -> None:
         try:
             os.link(source, target)
         except OSError:  # another file system
             shutil.copy2(source, target)
 
-    venv = Path(shutil.copytree(Path(sys.prefix).resolve(), tmp_path / "venv", symlinks=True, copy_function=link_or_copy))
+    venv = Path(
+        shutil.copytree(Path(sys.prefix).resolve(), tmp_path / "venv", symlinks=True, copy_function=link_or_copy)
+    )
     site = next(venv.glob("lib/python3*/site-packages"))
     (site / "sitecustomize.py").write_text(
         "import os, sys\n\n\n"
@@ -119,29 +130,38 @@ def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_
         "    def find_spec(self, name, path=None, target=None):\n"
         "        if name == 'IPython.core.logger' and os.getpid() == 1:\n"
         "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n\n\n"
-        "sys.meta_path.insert(0, Refused())\n")
+        "sys.meta_path.insert(0, Refused())\n"
+    )
     done = _autograde(course, venv / "bin" / "python")
     assert done.returncode != 0 and _lines(done.stdout) == []
-    assert _lines(done.stderr) == ["a sandboxed runner cannot run a cell: ModuleNotFoundError: No module named "
-                                   "'IPython.core.logger'; nothing was graded"]
+    assert _lines(done.stderr) == [
+        "a sandboxed runner cannot run a cell: ModuleNotFoundError: No module named "
+        "'IPython.core.logger'; nothing was graded"
+    ]
     assert _nothing_graded(course)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or platform.machine() not in ("x86_64", "aarch64"),
-                    reason="a seccomp filter as root, on an architecture whose unshare number is known here")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or platform.machine() not in ("x86_64", "aarch64"),
+    reason="a seccomp filter as root, on an architecture whose unshare number is known here",
+)
 def test_namespaces_the_machine_refuses_stop_the_class_with_the_step_refused(course):
     """unshare() refused (EPERM, as Docker's default seccomp profile does; Ubuntu's AppArmor
     restriction refuses a step of the same setup): one line that names the refused step and says
     how to grade anyway, a non-zero exit, no grade."""
     done = _autograde(course, sys.executable, "-c", REFUSE_UNSHARE)
     assert done.returncode != 0 and _lines(done.stdout) == []
-    assert _lines(done.stderr) == ["this machine gives no sandbox for student code: jail: unshare(user, mount, net, pid, ipc, uts "
-                                   "namespaces) failed: Operation not permitted; refusing to autograde - pass --unsandboxed to grade "
-                                   "anyway"]
+    assert _lines(done.stderr) == [
+        "this machine gives no sandbox for student code: jail: unshare(user, mount, net, pid, ipc, uts "
+        "namespaces) failed: Operation not permitted; refusing to autograde - pass --unsandboxed to grade "
+        "anyway"
+    ]
     assert _nothing_graded(course)
 
 
-@pytest.mark.skipif(os.geteuid() != 0 or jail.budgets() is None, reason="needs root and a writable cgroup (the budgets under test)")
+@pytest.mark.skipif(
+    os.geteuid() != 0 or jail.budgets() is None, reason="needs root and a writable cgroup (the budgets under test)"
+)
 def test_a_fan_out_past_the_budget_is_stopped_in_every_class_graded_through_the_warm_process(course, capfd):
     """Four students whose first cell fans out past MEMORY_LIMIT_MB, graded twice by commands the
     warm process answers (its children take the zygote it started ahead: the second one started
@@ -152,8 +172,19 @@ def test_a_fan_out_past_the_budget_is_stopped_in_every_class_graded_through_the_
     students = [f"fan-out-{n}" for n in range(4)]
     for student in students:
         write_submission(course, student, A, hostile._prepend(hostile._reference(course), FAN_OUT))
-    passed = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)}
-    argv = ["--root", str(course), "autograde", A, "--workers", "2", "--redo", *(f"--student={student}" for student in students)]
+    passed = {
+        number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+    }
+    argv = [
+        "--root",
+        str(course),
+        "autograde",
+        A,
+        "--workers",
+        "2",
+        "--redo",
+        *(f"--student={student}" for student in students),
+    ]
     said = []
     try:
         with foreign_sweeps():
@@ -165,8 +196,13 @@ def test_a_fan_out_past_the_budget_is_stopped_in_every_class_graded_through_the_
                 assert status == 0, capfd.readouterr().err[-3000:]
                 for student in students:
                     notebook = nbformat.read(course / "autograded" / student / A / f"{A}.ipynb", as_version=4)
-                    said += [found.group(0) for cell in notebook.cells if cell.cell_type == "code" for output in cell.get("outputs", [])
-                             if (found := re.search(rf"holding \d of {CHILDREN}", output.get("text", "")))]
+                    said += [
+                        found.group(0)
+                        for cell in notebook.cells
+                        if cell.cell_type == "code"
+                        for output in cell.get("outputs", [])
+                        if (found := re.search(rf"holding \d of {CHILDREN}", output.get("text", "")))
+                    ]
     finally:
         for number, handler in passed.items():  # forwarded() passes these on to the command while it runs
             signal.signal(number, handler)
@@ -181,9 +217,16 @@ def test_a_class_the_warm_process_answered_keeps_its_runners_when_the_warm_proce
     monkeypatch.setenv("AUTOGRADER_WARM", "3")  # a warm process of its own (the idle time is in its key)
     students = [f"slow-{n}" for n in range(2)]
     for student in students:
-        write_submission(course, student, A, hostile._prepend(hostile._reference(course), "import time\ntime.sleep(8)\nprint('slept')"))
+        write_submission(
+            course,
+            student,
+            A,
+            hostile._prepend(hostile._reference(course), "import time\ntime.sleep(8)\nprint('slept')"),
+        )
     argv = ["--root", str(course), "autograde", A, "--workers", "2", *(f"--student={student}" for student in students)]
-    passed = {number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)}
+    passed = {
+        number: signal.getsignal(number) for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+    }
     try:
         deadline = time.monotonic() + 180
         while (status := warm.forwarded(argv)) is None:
@@ -198,4 +241,3 @@ def test_a_class_the_warm_process_answered_keeps_its_runners_when_the_warm_proce
         assert "slept" in text and "KernelDied" not in text, student
     points = classdata.points(classdata.collect(course))
     assert all(points[(A, student)].auto == points[(A, student)].auto_max > 0 for student in students)
-

@@ -2,6 +2,7 @@
 `pipeline.configure`) reads the course language once (`Course.language`: the environment's
 COURSE_LANG for one command, else course_config's) and speaks it (`rnnkit.messages.speaking`); a
 runner gets it in its spawn request. The grader never writes the environment."""
+
 from __future__ import annotations
 
 import ast
@@ -10,7 +11,6 @@ import re
 
 import nbformat
 import pytest
-from rnnkit import messages
 from traitlets.config import Config
 
 from autograder import pipeline
@@ -20,6 +20,7 @@ from autograder.commands import cli
 from autograder.commands.course import nbgrader, release
 from autograder.coursedir.layout import Course
 from autograder.labels import label
+from rnnkit import messages
 
 from ..conftest import REPO, make_course
 
@@ -33,7 +34,12 @@ CALLERS_ENVIRONMENT = "autograder/commands/warm.py"
 
 
 def _environ(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) and node.value.id == "os"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    )
 
 
 def environment_writes(source: str) -> list[str]:
@@ -45,23 +51,41 @@ def environment_writes(source: str) -> list[str]:
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             if _environ(node.func.value) and node.func.attr in ("update", "setdefault", "pop", "popitem", "clear"):
                 writes.append(f"os.environ.{node.func.attr}")
-            elif isinstance(node.func.value, ast.Name) and node.func.value.id == "os" and node.func.attr in ("putenv", "unsetenv"):
+            elif (
+                isinstance(node.func.value, ast.Name)
+                and node.func.value.id == "os"
+                and node.func.attr in ("putenv", "unsetenv")
+            ):
                 writes.append(f"os.{node.func.attr}")
-        elif isinstance(node, (ast.Assign, ast.AugAssign)) and any(map(_environ, getattr(node, "targets", [getattr(node, "target", None)]))):
+        elif isinstance(node, (ast.Assign, ast.AugAssign)) and any(
+            map(_environ, getattr(node, "targets", [getattr(node, "target", None)]))
+        ):
             writes.append("os.environ")
     return writes
 
 
 def test_the_scan_sees_every_kind_of_write():
-    source = ('import os\nos.environ["COURSE_LANG"] = "zh"\ndel os.environ[key]\nos.environ.update(a=1)\n'
-              'os.environ.setdefault("X", "1")\nos.putenv("Y", "2")\nos.environ = {}\nos.environ.get("Z")\n')
-    assert sorted(environment_writes(source)) == ["COURSE_LANG", "key", "os.environ", "os.environ.setdefault", "os.environ.update", "os.putenv"]
+    source = (
+        'import os\nos.environ["COURSE_LANG"] = "zh"\ndel os.environ[key]\nos.environ.update(a=1)\n'
+        'os.environ.setdefault("X", "1")\nos.putenv("Y", "2")\nos.environ = {}\nos.environ.get("Z")\n'
+    )
+    assert sorted(environment_writes(source)) == [
+        "COURSE_LANG",
+        "key",
+        "os.environ",
+        "os.environ.setdefault",
+        "os.environ.update",
+        "os.putenv",
+    ]
 
 
 def test_no_module_of_the_grader_writes_the_environment():
-    writes = {f"{path.relative_to(REPO)}: {key}" for path in (REPO / "autograder").rglob("*.py")
-              for key in environment_writes(path.read_text(encoding="utf-8"))
-              if key not in KNOWN_WRITES and path.relative_to(REPO).as_posix() != CALLERS_ENVIRONMENT}
+    writes = {
+        f"{path.relative_to(REPO)}: {key}"
+        for path in (REPO / "autograder").rglob("*.py")
+        for key in environment_writes(path.read_text(encoding="utf-8"))
+        if key not in KNOWN_WRITES and path.relative_to(REPO).as_posix() != CALLERS_ENVIRONMENT
+    }
     assert writes == set()
 
 
@@ -95,7 +119,9 @@ def test_an_exporter_speaks_the_language_it_was_told_while_it_converts(exporter,
     config = Config()
     config.CourseExporter.language = "zh"
     made = exporter(config=config)
-    made.register_preprocessor(lambda nb, resources: (heard.append(messages.language()), (nb, resources))[1], enabled=True)
+    made.register_preprocessor(
+        lambda nb, resources: (heard.append(messages.language()), (nb, resources))[1], enabled=True
+    )
     made.from_notebook_node(nbformat.v4.new_notebook())
     assert heard == ["zh"] and messages.language() == "en"
 
@@ -119,14 +145,21 @@ def test_a_zh_course_grades_in_chinese_without_course_lang_in_the_environment(tm
     root = _zh_course(tmp_path)
     release(root, [A])
     notebook = filled(Course(root).notebook(Course(root).release(A), A), get(A), get(A).mistakes()[0])
-    notebook.cells.append(nbformat.v4.new_code_cell("from rnnkit import messages\nprint('runner:', messages.language())"))
+    notebook.cells.append(
+        nbformat.v4.new_code_cell("from rnnkit import messages\nprint('runner:', messages.language())")
+    )
     write_submission(root, "mistaken", A, notebook)
     nbgrader(root, "autograde", A)
     nbgrader(root, "generate_feedback", A)
     graded = nbformat.read(Course(root).notebook(Course(root).autograded("mistaken", A), A), as_version=4)
     texts = [output.get("text", "") for cell in graded.cells for output in cell.get("outputs", [])]
-    reports = [text for cell in graded.cells if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
-               for text in (output.get("text", "") for output in cell.outputs) if text]
+    reports = [
+        text
+        for cell in graded.cells
+        if cell.cell_type == "code" and cell.metadata.get("nbgrader", {}).get("grade")
+        for text in (output.get("text", "") for output in cell.outputs)
+        if text
+    ]
     with messages.speaking("zh"):
         top = label("feedback.top")
     assert "runner: zh\n" in texts

@@ -2,6 +2,7 @@
 work folder of its own, and never a graded call. A function that keeps what it was called with,
 and answers inputs of the same shapes with the value it gave before, cannot hand a probe's changed
 inputs the graded case's value there; an honest function earns the same points as before."""
+
 from __future__ import annotations
 
 import pytest
@@ -36,28 +37,44 @@ SELECTING = FORWARD.format(keep="np.where")
 MULTIPLYING = FORWARD.format(keep="(lambda valid, new, old: valid * new + ~valid * old)")
 #: The same, answering inputs of shapes, lengths and h0 it has seen with the value it gave then: every
 #: changed input of a probe has the graded case's shapes.
-CACHED = MULTIPLYING.replace("def masked_rnn_forward(", "def _forward(") + """
+CACHED = (
+    MULTIPLYING.replace("def masked_rnn_forward(", "def _forward(")
+    + """
 _seen = {}
 
 def masked_rnn_forward(step, X, lengths, h0):
     key = (np.shape(X), tuple(np.asarray(lengths).tolist()), np.asarray(h0).tobytes())
     return _seen.setdefault(key, _forward(step, X, lengths, h0))
 """
+)
 
 
-@pytest.mark.parametrize("source, points", [(SELECTING, 3), (MULTIPLYING, 0), (CACHED, 0)], ids=["selecting", "multiplying", "cached"])
+@pytest.mark.parametrize(
+    "source, points", [(SELECTING, 3), (MULTIPLYING, 0), (CACHED, 0)], ids=["selecting", "multiplying", "cached"]
+)
 def test_a_function_that_answers_same_shaped_inputs_from_a_cache_does_not_pass_the_probes(tmp_path, source, points):
     spec = get("ch12_boundaries")
     check = spec.check("masked_rnn_forward")
     with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
         session.run_cell(source)
-        report = grade(spec, check, session.function(check.name, timeout=5, call=check.call), attempt=Attempt(b"k", "s"),
-                       hidden=2, timeout=0, points=3)
+        report = grade(
+            spec,
+            check,
+            session.function(check.name, timeout=5, call=check.call),
+            attempt=Attempt(b"k", "s"),
+            hidden=2,
+            timeout=0,
+            points=3,
+        )
         assert report.score == points, report.lines(graded=True)
-        assert session.probes is not None and session.probes.ran == len(session.replay)  # the probes ran in the second runner
+        assert session.probes is not None and session.probes.ran == len(
+            session.replay
+        )  # the probes ran in the second runner
 
 
-@pytest.mark.parametrize("cells", ["", "import signal\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"], ids=["plain", "sigchld-ignored"])
+@pytest.mark.parametrize(
+    "cells", ["", "import signal\nsignal.signal(signal.SIGCHLD, signal.SIG_IGN)\n"], ids=["plain", "sigchld-ignored"]
+)
 def test_calls_apart_leave_the_runner_as_the_cells_left_it_and_a_fork_that_dies_costs_one_call(tmp_path, cells):
     source = "seen = []\n\ndef remember(x):\n    seen.append(x)\n    return len(seen)\n\ndef leave(x):\n    import os\n    os._exit(3)\n"
     with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:

@@ -7,6 +7,7 @@ student code, and that is the machine's fault (`RunnerBroken`), never the studen
 
 The same fan-out through the command line and the warm command process is in
 tests/sandbox/test_infrastructure.py."""
+
 from __future__ import annotations
 
 import os
@@ -24,8 +25,10 @@ from rnnkit.jail.limits import Limits
 
 from .fanout import FAN_OUT, LIMIT, foreign_sweeps, said, stopped
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0 or jail.available() is None or jail.budgets() is None,
-                                reason="needs root, the sandbox and a writable cgroup (the budgets under test)")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0 or jail.available() is None or jail.budgets() is None,
+    reason="needs root, the sandbox and a writable cgroup (the budgets under test)",
+)
 
 
 @pytest.fixture
@@ -105,7 +108,9 @@ runpy.run_module("rnnkit.runner", run_name="__main__")' "$@"
     (tmp_path / "work").mkdir()
     try:
         assert zygote.channels[0].isolation.endswith("rlimits per process (no writable cgroup)")
-        with pytest.raises(RunnerBroken, match="would run student code under the rlimits alone, where this machine gives cgroup v"):
+        with pytest.raises(
+            RunnerBroken, match="would run student code under the rlimits alone, where this machine gives cgroup v"
+        ):
             with Session(tmp_path / "work", Limits(MEMORY_LIMIT_MB=LIMIT), "en") as session:
                 session.run_cell(FAN_OUT)
     finally:

@@ -1,6 +1,7 @@
 """A term run through real nbgrader: times and attempts the grader keeps, late penalties from them,
 extensions, and regrades that preview, apply, explain and revert - tried as a student who forges
 times and replays hand-ins, and as an instructor who fixes a check mid-term and has TAs grading."""
+
 from __future__ import annotations
 
 import datetime as dt
@@ -47,7 +48,9 @@ def released(tmp_path_factory) -> Path:
 
 def _course(released: Path, folder: Path, extra: str = "") -> Path:
     """A fresh copy of the released course (its gradebook, figures and secret), `extra` settings added."""
-    shutil.copytree(released, folder, symlinks=True, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
+    shutil.copytree(
+        released, folder, symlinks=True, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback")
+    )
     if extra:
         with open(folder / "course_config.py", "a", encoding="utf-8") as settings:
             settings.write(extra)
@@ -80,15 +83,22 @@ def _inbound(root: Path, student: str, claimed: str, notebook: nbformat.Notebook
 
 
 def _cli(root: Path, *args: str) -> str:
-    result = subprocess.run([sys.executable, "-m", "autograder", "--root", str(root), *args], capture_output=True, text=True,
-                            env=nbgrader_env(), timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "autograder", "--root", str(root), *args],
+        capture_output=True,
+        text=True,
+        env=nbgrader_env(),
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
 
 # --------------------------------------------------------------------------- time: the grader's
 def test_a_forged_time_through_the_exchange_is_a_claim_and_the_late_penalty_applies(released, tmp_path):
-    root = _course(released, tmp_path / "course", "\nSHARED_HOST = False\n")  # one user: the inbound folder placed by hand
+    root = _course(
+        released, tmp_path / "course", "\nSHARED_HOST = False\n"
+    )  # one user: the inbound folder placed by hand
     forged = (DUE - dt.timedelta(days=1)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
     inbound = _inbound(root, "ann", forged, _reference())
     os.utime(inbound / f"{A}.ipynb", (0, 0))  # the student's own clock: what a student can set
@@ -138,11 +148,19 @@ def test_a_replay_is_the_same_attempt_and_any_changed_byte_a_new_one(released, t
     autograde(root, [A])
     first, scores = _hidden_inputs(root, "cal"), _scores(root, "cal")
     ran = nbformat.read(root / "autograded" / "cal" / A / f"{A}.ipynb", as_version=4)
-    listing = next(o.text for c in ran.cells if c.cell_type == "code" for o in c.get("outputs", []) if "WORK FOLDER" in o.get("text", ""))
+    listing = next(
+        o.text
+        for c in ran.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "WORK FOLDER" in o.get("text", "")
+    )
     assert not any(name in listing for name in (".ipynb", "timestamp.txt", "submission_secret.txt")), listing
     autograde(root, [A])  # the same bytes again
     assert _hidden_inputs(root, "cal") == first and _scores(root, "cal") == scores
-    notebook.metadata["revealed"] = {"bptt_scalar": [0.25, 0.5]}  # what last feedback showed, kept where the code can read it
+    notebook.metadata["revealed"] = {
+        "bptt_scalar": [0.25, 0.5]
+    }  # what last feedback showed, kept where the code can read it
     nbformat.write(notebook, root / "submitted" / "cal" / A / f"{A}.ipynb")
     autograde(root, [A])
     second = _hidden_inputs(root, "cal")
@@ -151,7 +169,9 @@ def test_a_replay_is_the_same_attempt_and_any_changed_byte_a_new_one(released, t
     third = _hidden_inputs(root, "cal")
     receipts = _ledger(root).receipts(A, "cal")
     assert [r.attempt for r in receipts] == [1, 2, 3] and len({r.digest for r in receipts}) == 3
-    assert first and all(inputs != second.get(name) and second.get(name) != third.get(name) for name, inputs in first.items())
+    assert first and all(
+        inputs != second.get(name) and second.get(name) != third.get(name) for name, inputs in first.items()
+    )
 
 
 # --------------------------------------------------------------------------- extensions
@@ -172,15 +192,24 @@ def test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_
     moved = extensions.grant(root, "dan", A, None, "granted by mistake")
     assert [(c.student, c.penalty_after) for c in moved] == [("dan", late["dan"])]
     entries = history.entries(_ledger(root), A, "dan")
-    assert [(e.action, e.reason) for e in entries] == [("extend", "illness, note from the office"), ("revoke", "granted by mistake")]
-    assert "granted by mistake" in _cli(root, "history", "--student", "dan") and not history.entries(_ledger(root), A, "eve")
+    assert [(e.action, e.reason) for e in entries] == [
+        ("extend", "illness, note from the office"),
+        ("revoke", "granted by mistake"),
+    ]
+    assert "granted by mistake" in _cli(root, "history", "--student", "dan") and not history.entries(
+        _ledger(root), A, "eve"
+    )
     with pytest.raises(ValueError, match="needs a reason"):
         extensions.grant(root, "dan", A, until, "  ")
 
 
 # --------------------------------------------------------------------------- regrades
 def _fingerprint(folder: Path) -> dict[str, str]:
-    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
 
 
 def _state(root: Path) -> str:
@@ -209,12 +238,14 @@ def test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly(rel
     preview = _cli(root, "regrade", A, "--preview").splitlines()
     assert _state(root) == first and _fingerprint(root / "autograded") == folders  # a preview writes nothing
     applied = _cli(root, "regrade", A, "--reason", "two hidden cases; late policy eased").splitlines()
-    preview = preview[next(i for i, line in enumerate(preview) if line.startswith("preview (nothing written)")) + 1:]
-    applied = applied[next(i for i, line in enumerate(applied) if line.startswith("grade history entry")) + 1:]
+    preview = preview[next(i for i, line in enumerate(preview) if line.startswith("preview (nothing written)")) + 1 :]
+    applied = applied[next(i for i, line in enumerate(applied) if line.startswith("grade history entry")) + 1 :]
     assert preview == applied and applied  # the same lines: whose grades, per check, before and after
     assert sum(line.startswith("    late penalty:") for line in applied) == 4  # every one of them was 20 days late
     (entry,) = history.entries(_ledger(root))
-    assert entry.action == "regrade" and entry.reason == "two hidden cases; late policy eased" and len(entry.grader) == 16
+    assert (
+        entry.action == "regrade" and entry.reason == "two hidden cases; late policy eased" and len(entry.grader) == 16
+    )
 
     _cli(root, "regrade", A, "--reason", "the same again")
     with _gradebook(root) as gb:  # the TA's grade survives both regrades

@@ -8,6 +8,7 @@ rationals QQ, `exact_model`; the results as SymPy numbers), and `exp` stays symb
 comparison evaluates it to 30 digits. The probabilities are derived as 1 / sum_j exp(z_j - z_i)
 and choices by comparing logits, not by the solution's shift-and-normalise code.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -18,7 +19,7 @@ import sympy as sp
 from sympy.polys.domains import QQ
 
 from ...coursedir.data import exact, sequence
-from ...grading.symbolic import decimal_text
+from ...vocabulary.symbolic import decimal_text
 
 #: The search limit of `min_fillers_to_flip` (the contract: None when no count up to it flips).
 MAX_FILLERS = 100
@@ -114,7 +115,15 @@ def _step(x: list, h: list, m: dict) -> list:
 
 
 def rnn_step(x, h_prev, W_x, W_h, b_h):
-    return out(_sympy(_step(_qq_vector(x), _qq_vector(h_prev), {"W_x": _qq_matrix(W_x), "W_h": _qq_matrix(W_h), "b_h": _qq_vector(b_h)})))
+    return out(
+        _sympy(
+            _step(
+                _qq_vector(x),
+                _qq_vector(h_prev),
+                {"W_x": _qq_matrix(W_x), "W_h": _qq_matrix(W_h), "b_h": _qq_vector(b_h)},
+            )
+        )
+    )
 
 
 def output_logits(h, W_y, b_y):
@@ -233,10 +242,17 @@ def ex_11_7_1(model):
 def ex_11_7_2(model):
     """Exercise 11.7.2 for `model`: both diagonal entries of W_h set to 1 (nothing else changes), the
     final state, logits and choice (the first of the highest logits) of its long blue input."""
-    W_h = [[sp.Integer(1) if i == j else q(v) for j, v in enumerate(r)] for i, r in enumerate(np.asarray(model["W_h"], dtype=object))]
+    W_h = [
+        [sp.Integer(1) if i == j else q(v) for j, v in enumerate(r)]
+        for i, r in enumerate(np.asarray(model["W_h"], dtype=object))
+    ]
     changed = {**model, "W_h": W_h}
     run = _summary(model["inputs"]["long_blue"], changed)
-    return {"final_h": out(run["h"][-1]), "logits": out(run["logits"][-1]), "choice": model["candidates"][run["choice"]]}
+    return {
+        "final_h": out(run["h"][-1]),
+        "logits": out(run["logits"][-1]),
+        "choice": model["candidates"][run["choice"]],
+    }
 
 
 def ex_11_7_3():
@@ -273,34 +289,42 @@ def book_values() -> dict:
         values[f"table-11.2/step-{t + 1}/old-h"] = old[t]
         values[f"table-11.2/step-{t + 1}/new-h"] = red["h"][t]
         prefix = f"table-11.3/step-{t + 1}/"
-        values[prefix + "h"], values[prefix + "logits"], values[prefix + "probs"] = red["h"][t], red["logits"][t], red_probs[t]
+        values[prefix + "h"], values[prefix + "logits"], values[prefix + "probs"] = (
+            red["h"][t],
+            red["logits"][t],
+            red_probs[t],
+        )
         values[prefix + "p-red"] = red_probs[t][0]
         values[f"example-11.2/step-{t + 1}/h"] = blue["h"][t]
 
-    values.update({
-        "example-11.1/h3": red["h"][-1],
-        "example-11.1/z3": red["logits"][-1],
-        "example-11.1/exp-z3-red": sp.exp(red["logits"][-1][0]),
-        "example-11.1/p-red": red_probs[-1][0],
-        "example-11.1/p-blue": red_probs[-1][1],
-        "example-11.1/choice": red["choice"],
-        "example-11.2/logits": blue["logits"][-1],
-        "example-11.2/p-blue": softmax(blue["logits"][-1])[1],
-        "example-11.2/choice": blue["choice"],
-    })
+    values.update(
+        {
+            "example-11.1/h3": red["h"][-1],
+            "example-11.1/z3": red["logits"][-1],
+            "example-11.1/exp-z3-red": sp.exp(red["logits"][-1][0]),
+            "example-11.1/p-red": red_probs[-1][0],
+            "example-11.1/p-blue": red_probs[-1][1],
+            "example-11.1/choice": red["choice"],
+            "example-11.2/logits": blue["logits"][-1],
+            "example-11.2/p-blue": softmax(blue["logits"][-1])[1],
+            "example-11.2/choice": blue["choice"],
+        }
+    )
 
     m = exact_model(model)
     short_window = list(window_logits(inputs["short_blue"], model))
     window_hidden = _sympy(_window_hidden(ids["key"], ids["is"], m))
     long_red, long_blue = _summary(inputs["long_red"], model), _summary(inputs["long_blue"], model)
-    values.update({
-        "section-11.3/window/hidden": list(window_hidden),
-        "section-11.3/window/logits": short_window,
-        "section-11.3/window/p-red": softmax(short_window)[0],
-        "section-11.3/window/choice": short_window.index(max(short_window)),
-        # the red coordinate after the eight updates that follow the clue
-        "section-11.3/decay-8": long_red["h"][-1][0] / long_red["h"][0][0],
-    })
+    values.update(
+        {
+            "section-11.3/window/hidden": list(window_hidden),
+            "section-11.3/window/logits": short_window,
+            "section-11.3/window/p-red": softmax(short_window)[0],
+            "section-11.3/window/choice": short_window.index(max(short_window)),
+            # the red coordinate after the eight updates that follow the clue
+            "section-11.3/decay-8": long_red["h"][-1][0] / long_red["h"][0][0],
+        }
+    )
     for colour, run, tokens in (("red", long_red, inputs["long_red"]), ("blue", long_blue, inputs["long_blue"])):
         values[f"table-11.4/{colour}/window-logits"] = list(window_logits(tokens, model))
         values[f"table-11.4/{colour}/final-h"] = run["h"][-1]
@@ -311,32 +335,36 @@ def book_values() -> dict:
     answer = ex_11_7_1(model)
     fillers = int(answer["min_fillers"])
     blue_coordinate = lambda n: filler_logits(model, n)[1] - model["b_y"][1]  # noqa: E731  (W_y is the identity)
-    values.update({
-        "exercise-11.7.1/blue-coordinate-0-fillers": states([ids["blue"], ids["key"], ids["is"]], model)[-1][1],
-        "exercise-11.7.1/min-fillers": fillers,
-        "exercise-11.7.1/final-h": list(answer["final_h"]),
-        "exercise-11.7.1/logits": list(answer["logits"]),
-        "exercise-11.7.1/choice": model["candidates"].index(choose(list(answer["logits"]), model["candidates"])),
-        "exercise-11.7.1/blue-coordinate-2-fillers": blue_coordinate(2),
-    })
+    values.update(
+        {
+            "exercise-11.7.1/blue-coordinate-0-fillers": states([ids["blue"], ids["key"], ids["is"]], model)[-1][1],
+            "exercise-11.7.1/min-fillers": fillers,
+            "exercise-11.7.1/final-h": list(answer["final_h"]),
+            "exercise-11.7.1/logits": list(answer["logits"]),
+            "exercise-11.7.1/choice": model["candidates"].index(choose(list(answer["logits"]), model["candidates"])),
+            "exercise-11.7.1/blue-coordinate-2-fillers": blue_coordinate(2),
+        }
+    )
 
     changed = ex_11_7_2(model)
-    values.update({
-        "exercise-11.7.2/final-h": list(changed["final_h"]),
-        "exercise-11.7.2/logits": list(changed["logits"]),
-        "exercise-11.7.2/choice": model["candidates"].index(changed["choice"]),
-    })
+    values.update(
+        {
+            "exercise-11.7.2/final-h": list(changed["final_h"]),
+            "exercise-11.7.2/logits": list(changed["logits"]),
+            "exercise-11.7.2/choice": model["candidates"].index(changed["choice"]),
+        }
+    )
 
     reset = _states(inputs["short_red"], m, reset_each_token=True)[-1]
     reset_logits = _sympy(_logits(reset, m))
-    values.update({
-        "exercise-11.7.3/final-h-reset-each-token": _sympy(reset),
-        "exercise-11.7.3/logits-reset-each-token": reset_logits,
-        "exercise-11.7.3/choice-reset-each-token": reset_logits.index(max(reset_logits)),
-    })
+    values.update(
+        {
+            "exercise-11.7.3/final-h-reset-each-token": _sympy(reset),
+            "exercise-11.7.3/logits-reset-each-token": reset_logits,
+            "exercise-11.7.3/choice-reset-each-token": reset_logits.index(max(reset_logits)),
+        }
+    )
     return values
-
-
 
 
 def _vector(values, fractions: bool = False) -> str:
@@ -353,21 +381,33 @@ def book_log() -> list[str]:
     model = book_model()
     names = {index: token for token, index in model["vocabulary"].items()}
     reads = [names[i] for i in model["inputs"]["short_red"]]
-    lines = ["Table 11.2 - one set of parameters, used three times (red key is)",
-             "read      input   old h      new h"]
+    lines = ["Table 11.2 - one set of parameters, used three times (red key is)", "read      input   old h      new h"]
     for t, token in enumerate(reads, start=1):
         embedding = v[f"table-11.1/{token}/embedding"]
-        lines.append(f"{t}: {token:<5}  {_vector(embedding):<7} {_vector(v[f'table-11.2/step-{t}/old-h']):<10} {_vector(v[f'table-11.2/step-{t}/new-h'])}")
-    lines += ["", "Table 11.3 - the full log of the three outputs", "read  new h      logits (red, blue)  probs (red, blue)"]
+        lines.append(
+            f"{t}: {token:<5}  {_vector(embedding):<7} "
+            f"{_vector(v[f'table-11.2/step-{t}/old-h']):<10} {_vector(v[f'table-11.2/step-{t}/new-h'])}"
+        )
+    lines += [
+        "",
+        "Table 11.3 - the full log of the three outputs",
+        "read  new h      logits (red, blue)  probs (red, blue)",
+    ]
     for t in (1, 2, 3):
         p = f"table-11.3/step-{t}/"
         lines.append(f"{t:>4}  {_vector(v[p + 'h']):<10} {_vector(v[p + 'logits']):<19} {_probs(v[p + 'probs'])}")
-    lines += ["", "Table 11.4 - the long inputs (clue, six fillers, key is)",
-              "colour  window logits  RNN final h  RNN logits       RNN p(red)  choice"]
+    lines += [
+        "",
+        "Table 11.4 - the long inputs (clue, six fillers, key is)",
+        "colour  window logits  RNN final h  RNN logits       RNN p(red)  choice",
+    ]
     for colour in ("red", "blue"):
         p = f"table-11.4/{colour}/"
         choice = model["candidates"][v[p + "choice"]]
         verdict = "right" if choice == colour else "wrong"
-        lines.append(f"{colour:<6}  {_vector(v[p + 'window-logits']):<13}  {_vector(v[p + 'final-h'], fractions=True):<11}  {_vector(v[p + 'rnn-logits']):<15}  "
-                     f"{float(sp.N(v[p + 'p-red'], 30)):.6f}    {choice} ({verdict})")
+        lines.append(
+            f"{colour:<6}  {_vector(v[p + 'window-logits']):<13}  {_vector(v[p + 'final-h'], fractions=True):<11}  "
+            f"{_vector(v[p + 'rnn-logits']):<15}  "
+            f"{float(sp.N(v[p + 'p-red'], 30)):.6f}    {choice} ({verdict})"
+        )
     return lines

@@ -15,6 +15,7 @@ stated rather than from the solution's loop:
   and then held; the backward state at t is computed by reading x_T..x_t directly.
 * the masked mean is an exact Rational: the valid float losses taken exactly, over their count.
 """
+
 from __future__ import annotations
 
 from fractions import Fraction
@@ -25,13 +26,14 @@ import sympy as sp
 from sympy import QQ
 from sympy.polys.rings import ring
 
-from ...grading.symbolic import to_sympy
+from ...vocabulary.symbolic import to_sympy
 
 WORK_DIGITS = 40
 w_, s_ = sp.symbols("w s")
 
 
 # ----------------------------------------------------------------------------- tanh RNN engine
+
 
 class _Engine:
     """h_new = tanh(x W_x + h W_h + b) for one row, in 40-digit arithmetic, from a step's exact weights."""
@@ -43,7 +45,15 @@ class _Engine:
 
     def __call__(self, x, h):
         return [
-            mpmath.tanh(mpmath.fsum([self.b[j], *(xi * row[j] for xi, row in zip(x, self.W_x)), *(hi * row[j] for hi, row in zip(h, self.W_h))]))
+            mpmath.tanh(
+                mpmath.fsum(
+                    [
+                        self.b[j],
+                        *(xi * row[j] for xi, row in zip(x, self.W_x)),
+                        *(hi * row[j] for hi, row in zip(h, self.W_h)),
+                    ]
+                )
+            )
             for j in range(len(self.b))
         ]
 
@@ -138,6 +148,7 @@ def bidirectional_features(step_f, step_b, xs, h0):
 
 # ----------------------------------------------------------------------------- truncated BPTT
 
+
 def _exact_inputs(xs, w, targets, h0):
     return [to_sympy(x) for x in xs], to_sympy(w), {int(t): to_sympy(y) for t, y in targets.items()}, to_sympy(h0)
 
@@ -174,14 +185,20 @@ def truncated_bptt_scalar(xs, w, targets, k, h0=0):
     states = _forward(xs, w, h0)
     loss = sum(((states[t - 1] - y) ** 2 / 2 for t, y in targets.items()), sp.Integer(0))
     (weight,), polynomial = _training_loss(xs, targets, int(k), h0, states, (w_,), lambda generators, t: generators[0])
-    return {"states": states, "loss": loss, "grad": QQ.to_sympy(polynomial.diff(weight).evaluate(weight, QQ.from_sympy(w)))}
+    return {
+        "states": states,
+        "loss": loss,
+        "grad": QQ.to_sympy(polynomial.diff(weight).evaluate(weight, QQ.from_sympy(w))),
+    }
 
 
 def contributions(xs, w, targets, k, h0=0) -> list:
     """The contribution of each use of w (one symbol per step), with segments of k."""
     xs, w, targets, h0 = _exact_inputs(xs, w, targets, h0)
     states = _forward(xs, w, h0)
-    uses, polynomial = _training_loss(xs, targets, int(k), h0, states, sp.symbols(f"w1:{len(xs) + 1}"), lambda generators, t: generators[t])
+    uses, polynomial = _training_loss(
+        xs, targets, int(k), h0, states, sp.symbols(f"w1:{len(xs) + 1}"), lambda generators, t: generators[t]
+    )
     at = [(use, QQ.from_sympy(w)) for use in uses]
     return [QQ.to_sympy(polynomial.diff(use).evaluate(at)) for use in uses]
 
@@ -211,6 +228,7 @@ def truncated_setup() -> dict:
 
 # ----------------------------------------------------------------------------- exercises
 
+
 def ex_12_7_3():
     """12.8: the state value may still carry the clue; the second segment's loss cannot reach back
     across the boundary into the computation that formed that value."""
@@ -224,6 +242,7 @@ def ex_12_7_6():
 
 
 # ----------------------------------------------------------------------------- book values
+
 
 def book_values() -> dict:
     """The values of expected.json under truncated-bptt/, computed by the engine."""
@@ -249,16 +268,23 @@ def book_log() -> list[str]:
     states, rates = values["truncated-bptt/states"], values["truncated-bptt/full/dL_dh"]
     full, cut = values["truncated-bptt/full/contributions"], values["truncated-bptt/k-2/contributions"]
     cut_rates = dL_dh(xs, setup["w"], setup["targets"], k)
-    lines = [f"Truncated BPTT (section 12.3) - h_t = x_t + w h_(t-1), xs = {xs}, w = {setup['w']}, h0 = {setup['h0']}, "
-             f"target {setup['targets'][4]} at step 4, segments of k = {k}",
-             "step  x  old h  new h  dL/dh_t full  contribution full  dL/dh_t k=2  contribution k=2"]
+    lines = [
+        f"Truncated BPTT (section 12.3) - h_t = x_t + w h_(t-1), xs = {xs}, w = {setup['w']}, h0 = {setup['h0']}, "
+        f"target {setup['targets'][4]} at step 4, segments of k = {k}",
+        "step  x  old h  new h  dL/dh_t full  contribution full  dL/dh_t k=2  contribution k=2",
+    ]
     previous = [sp.Integer(setup["h0"]), *states[:-1]]
     for t in range(len(xs)):
         note = ""
         if t and t % k == 0:
             note = f"   <- boundary: value h_{t} = {states[t - 1]} carried, gradient stopped"
-        lines.append(f"{t + 1:>4}  {xs[t]}  {str(previous[t]):>5}  {str(states[t]):>5}  {str(rates[t]):>12}  {str(full[t]):>17}  {str(cut_rates[t]):>11}  {str(cut[t]):>16}{note}")
-    lines.append(f"loss = {values['truncated-bptt/loss']}   grad: full BPTT = {values['truncated-bptt/full/grad']} "
-                 f"({float(values['truncated-bptt/full/grad'])}), truncated k = {k}: {values['truncated-bptt/k-2/grad']} "
-                 f"({float(values['truncated-bptt/k-2/grad'])})")
+        lines.append(
+            f"{t + 1:>4}  {xs[t]}  {str(previous[t]):>5}  {str(states[t]):>5}  {str(rates[t]):>12}  "
+            f"{str(full[t]):>17}  {str(cut_rates[t]):>11}  {str(cut[t]):>16}{note}"
+        )
+    lines.append(
+        f"loss = {values['truncated-bptt/loss']}   grad: full BPTT = {values['truncated-bptt/full/grad']} "
+        f"({float(values['truncated-bptt/full/grad'])}), truncated k = {k}: {values['truncated-bptt/k-2/grad']} "
+        f"({float(values['truncated-bptt/k-2/grad'])})"
+    )
     return lines

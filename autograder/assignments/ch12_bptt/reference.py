@@ -8,6 +8,7 @@ With exact (rational) inputs the polynomials are SymPy's sparse polynomials over
 under `sp.Poly`, without its wrappers), and the states are computed in QQ: the same exact numbers,
 returned as SymPy Rationals. Other inputs take the general `sp.Poly`/`sp.expand` path.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,7 +21,7 @@ from sympy.polys.domains import QQ
 from sympy.polys.rings import PolyElement, ring
 
 from ...coursedir.data import exact, sequence
-from ...grading.symbolic import decimal_text, to_sympy
+from ...vocabulary.symbolic import decimal_text, to_sympy
 
 w_, s_ = sp.symbols("w s")
 #: The polynomial ring QQ[v] in which losses are written and differentiated (exact inputs).
@@ -115,14 +116,19 @@ def _bptt_exact(xs, w, target, h0):
         states.append(h)
     previous = [h0, *states[:-1]]
     # dL/dh_t: make h_t the free variable v, run the remaining steps, differentiate the loss in v.
-    dL_dh = [_ring_loss_rate(_ring_final(xs[t + 1:], w, _v), target, states[t]) for t in range(len(xs))]
+    dL_dh = [_ring_loss_rate(_ring_final(xs[t + 1 :], w, _v), target, states[t]) for t in range(len(xs))]
     # each use of w: d(x_t + w h_{t-1})/dw with h_{t-1} held fixed is h_{t-1}
     contributions = [d * h for d, h in zip(dL_dh, previous)]
     # the total derivative: the final state as a polynomial in w, differentiated directly
     total = _ring_loss_rate(_ring_final(xs, _v, h0), target, w)
     loss = (states[-1] - target) ** 2 * QQ(1, 2)
-    return {"states": [_rational(v) for v in states], "loss": _rational(loss), "dL_dh": [_rational(v) for v in dL_dh],
-            "contributions": [_rational(v) for v in contributions], "grad": _rational(total)}
+    return {
+        "states": [_rational(v) for v in states],
+        "loss": _rational(loss),
+        "dL_dh": [_rational(v) for v in dL_dh],
+        "contributions": [_rational(v) for v in contributions],
+        "grad": _rational(total),
+    }
 
 
 def bptt_scalar(xs, w, target, h0=0):
@@ -133,12 +139,18 @@ def bptt_scalar(xs, w, target, h0=0):
     states = _run(xs, w, h0)
     previous = [h0, *states[:-1]]
     # dL/dh_t: make h_t a free variable s, run the remaining steps, differentiate the loss in s.
-    dL_dh = [_loss_rate(_final_poly(xs[t + 1:], w, s_, s_), target, states[t]) for t in range(len(xs))]
+    dL_dh = [_loss_rate(_final_poly(xs[t + 1 :], w, s_, s_), target, states[t]) for t in range(len(xs))]
     # each use of w: d(x_t + w h_{t-1})/dw with h_{t-1} held fixed is h_{t-1}
     contributions = [d * h for d, h in zip(dL_dh, previous)]
     # the total derivative: the final state as a polynomial in w, differentiated directly
     total = _loss_rate(_final_poly(xs, sp.Poly(w_, w_, domain=sp.QQ), h0, w_), target, w)
-    return {"states": states, "loss": (states[-1] - target) ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": total}
+    return {
+        "states": states,
+        "loss": (states[-1] - target) ** 2 / 2,
+        "dL_dh": dL_dh,
+        "contributions": contributions,
+        "grad": total,
+    }
 
 
 def sgd_update(w, grad, lr):
@@ -193,7 +205,12 @@ def _tanh_rnn_loss(xs, h0, W_x, W_h, b, dh_direct) -> float:
 
 def rnn_backward(xs, h0, W_x, W_h, b, dh_direct, eps=1e-6):
     """Central differences of `_tanh_rnn_loss` in float64, one parameter entry at a time."""
-    params = {"dW_x": np.array(W_x, dtype=float), "dW_h": np.array(W_h, dtype=float), "db": np.array(b, dtype=float), "dh0": np.array(h0, dtype=float)}
+    params = {
+        "dW_x": np.array(W_x, dtype=float),
+        "dW_h": np.array(W_h, dtype=float),
+        "db": np.array(b, dtype=float),
+        "dh0": np.array(h0, dtype=float),
+    }
     grads = {}
     for name, array in params.items():
         grad = np.zeros_like(array)
@@ -236,8 +253,15 @@ def clip_by_global_norm(grads, max_norm):
     if scale is not None:
         return [_map(g, lambda v: _rational(Fraction(v) * scale)) for g in arrays]
     with mpmath.workdps(WORK_DIGITS):
-        factor = mpmath.mpf(limit.numerator) / limit.denominator / mpmath.sqrt(mpmath.mpf(squared.numerator) / squared.denominator)
-        return [_map(g, lambda v: sp.Integer(0) if v == 0 else sp.Float(mpmath.mpf(v) * factor, WORK_DIGITS)) for g in arrays]
+        factor = (
+            mpmath.mpf(limit.numerator)
+            / limit.denominator
+            / mpmath.sqrt(mpmath.mpf(squared.numerator) / squared.denominator)
+        )
+        return [
+            _map(g, lambda v: sp.Integer(0) if v == 0 else sp.Float(mpmath.mpf(v) * factor, WORK_DIGITS))
+            for g in arrays
+        ]
 
 
 def _isqrt_exact(n: int) -> int | None:
@@ -259,7 +283,10 @@ def ex_12_7_2(xs, w, target, lr):
     """Exercise 12.7.2: what a program that counts only the last read of w misses (the total derivative
     less the last read's contribution), and the update with the full gradient."""
     table = bptt_scalar(xs, w, target)
-    return {"missing contribution": table["grad"] - table["contributions"][-1], "w_new": sgd_update(w, table["grad"], lr)}
+    return {
+        "missing contribution": table["grad"] - table["contributions"][-1],
+        "w_new": sgd_update(w, table["grad"], lr),
+    }
 
 
 def _tanh_rnn(xs, w_x, w_h):
@@ -300,7 +327,10 @@ def book_values() -> dict:
         "exercise-12.7.2/grad": table["grad"],
         "exercise-12.7.2/w-new": exercise_2["w_new"],
         "example-12.2/two-edges": signal_multiplier(Fraction(3, 2), 2),
-        **{f"exercise-12.7.1/factor-{float(factor):g}": ex_12_7_1(one["rate"], factor, one["distance"]) for factor in one["factors"]},
+        **{
+            f"exercise-12.7.1/factor-{float(factor):g}": ex_12_7_1(one["rate"], factor, one["distance"])
+            for factor in one["factors"]
+        },
         "section-12.3/relu-rate-positive": sp.diff(sp.Max(0, s_), s_).subs(s_, 1),
         "section-12.3/relu-rate-negative": sp.diff(sp.Max(0, s_), s_).subs(s_, -1),
         "section-12.3/tanh-0": sp.tanh(0),
@@ -314,41 +344,59 @@ def book_values() -> dict:
     previous = [sp.Integer(0), *table["states"][:-1]]
     for step in range(3):
         prefix = f"table-12.1/step-{step + 1}/"
-        values |= {prefix + "old-h": previous[step], prefix + "new-h": table["states"][step],
-                   prefix + "dL_dh": table["dL_dh"][step], prefix + "contribution": table["contributions"][step]}
+        values |= {
+            prefix + "old-h": previous[step],
+            prefix + "new-h": table["states"][step],
+            prefix + "dL_dh": table["dL_dh"][step],
+            prefix + "contribution": table["contributions"][step],
+        }
     for factor, label in ((Fraction(1, 2), "0.5"), (Fraction(3, 2), "1.5")):
         for distance in (0, 1, 2, 4, 8, 16):
             values[f"table-12.2/factor-{label}/distance-{distance}"] = signal_multiplier(factor, distance)
     # second text, example 1: h_t = a h_{t-1} + x_t, inputs (1, 2, -1), a = 0.5, L = h_3^2 / 2
     text2 = bptt_scalar([1, 2, -1], Fraction(1, 2), 0)
-    values |= {"text2-example-1/states": text2["states"], "text2-example-1/loss": text2["loss"], "text2-example-1/dL_dh": text2["dL_dh"],
-               "text2-example-1/contributions": text2["contributions"], "text2-example-1/grad": text2["grad"],
-               "text2-example-1/dh3-da": sp.diff(_run([1, 2, -1], w_, sp.Integer(0))[-1], w_).subs(w_, sp.Rational(1, 2))}
+    values |= {
+        "text2-example-1/states": text2["states"],
+        "text2-example-1/loss": text2["loss"],
+        "text2-example-1/dL_dh": text2["dL_dh"],
+        "text2-example-1/contributions": text2["contributions"],
+        "text2-example-1/grad": text2["grad"],
+        "text2-example-1/dh3-da": sp.diff(_run([1, 2, -1], w_, sp.Integer(0))[-1], w_).subs(w_, sp.Rational(1, 2)),
+    }
     # third text: tanh RNN with W_x = 1, W_h = 0.5, inputs (1, 0, -1); logits [h_3, -h_3]; true class 2
     pre, states = _tanh_rnn([1, 0, -1], 1, sp.Rational(1, 2))
     logits = [states[-1], -states[-1]]
     softmax = [sp.exp(z) / sum(sp.exp(v) for v in logits) for z in logits]
     for step in range(3):
         values |= {f"text3-tanh-rnn/step-{step + 1}/a": pre[step], f"text3-tanh-rnn/step-{step + 1}/h": states[step]}
-    values |= {"text3-tanh-rnn/logits": logits, "text3-tanh-rnn/softmax": softmax, "text3-tanh-rnn/cross-entropy": -sp.log(softmax[1])}
+    values |= {
+        "text3-tanh-rnn/logits": logits,
+        "text3-tanh-rnn/softmax": softmax,
+        "text3-tanh-rnn/cross-entropy": -sp.log(softmax[1]),
+    }
     return values
 
 
 def book_log() -> list[str]:
     """Table 12.1, the update of Example 12.1, and Table 12.2, as the book prints them."""
     values = book_values()
-    lines = ["Table 12.1 - BPTT for h_t = x_t + w h_(t-1), w = 1/2, L = 1/2 (h_3 - 1)^2",
-             "step  old h  new h  dL/dh_t  contribution"]
+    lines = [
+        "Table 12.1 - BPTT for h_t = x_t + w h_(t-1), w = 1/2, L = 1/2 (h_3 - 1)^2",
+        "step  old h  new h  dL/dh_t  contribution",
+    ]
     for step in (1, 2, 3):
         row = [values[f"table-12.1/step-{step}/{key}"] for key in ("old-h", "new-h", "dL_dh", "contribution")]
         lines.append(f"{step:>4}  " + "  ".join(f"{str(v):>7}" for v in row))
-    lines += [f"grad = {values['table-12.1/grad']}   loss = {values['table-12.1/loss']}",
-              f"update with lr = {values['example-12.1/lr']}: w = {values['example-12.1/w-new']} ({float(values['example-12.1/w-new'])})",
-              f"recomputed: h_3 = {values['example-12.1/h3-after-update']} ({float(values['example-12.1/h3-after-update'])}), "
-              f"loss = {values['example-12.1/loss-after-update']} ({float(values['example-12.1/loss-after-update'])})",
-              "", "Table 12.2 - signal multiplier against distance", "distance  factor 0.5  factor 1.5"]
+    lines += [
+        f"grad = {values['table-12.1/grad']}   loss = {values['table-12.1/loss']}",
+        f"update with lr = {values['example-12.1/lr']}: w = {values['example-12.1/w-new']} ({float(values['example-12.1/w-new'])})",
+        f"recomputed: h_3 = {values['example-12.1/h3-after-update']} ({float(values['example-12.1/h3-after-update'])}), "
+        f"loss = {values['example-12.1/loss-after-update']} ({float(values['example-12.1/loss-after-update'])})",
+        "",
+        "Table 12.2 - signal multiplier against distance",
+        "distance  factor 0.5  factor 1.5",
+    ]
     for distance in (0, 1, 2, 4, 8, 16):
         a, b = (values[f"table-12.2/factor-{f}/distance-{distance}"] for f in ("0.5", "1.5"))
         lines.append(f"{distance:>8}  {decimal_text(a):>18}  {decimal_text(b):>18}   ({a}, {b})")
     return lines
-

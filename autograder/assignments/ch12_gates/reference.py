@@ -15,6 +15,7 @@ The book's inputs (gate values, old states, widths) are named constants below: t
 never expected outputs. `book_values()` derives every expected.json entry of this assignment from
 them, and `book_log()` prints the LSTM and GRU examples step by step.
 """
+
 from __future__ import annotations
 
 from decimal import Decimal
@@ -23,7 +24,7 @@ from math import prod
 import numpy as np
 import sympy as sp
 
-from ...grading.symbolic import exact_double, to_sympy
+from ...vocabulary.symbolic import exact_double, to_sympy
 
 #: Working precision of transcendental values (the comparison uses 30 of them).
 DIGITS = 40
@@ -38,7 +39,15 @@ EXAMPLE_12_3 = {"c_prev": R(4, 5), "f": R(9, 10), "i": R(1, 5), "g": R(1, 2), "o
 EXERCISE_12_7_4 = {"c_prev": R(4, 5), "f": R(1, 2), "i": R(1, 4), "g": R(-2, 5), "o": sp.Integer(1)}
 #: Example 12.4: old hidden 0.8, update 0.9, reset 0.25; the candidate's input contribution is 0
 #: and its recurrent weight 1 (no bias).
-EXAMPLE_12_4 = {"x": sp.Integer(0), "h_prev": R(4, 5), "r": R(1, 4), "z": R(9, 10), "W_g": sp.Integer(1), "U_g": sp.Integer(1), "b_g": sp.Integer(0)}
+EXAMPLE_12_4 = {
+    "x": sp.Integer(0),
+    "h_prev": R(4, 5),
+    "r": R(1, 4),
+    "z": R(9, 10),
+    "W_g": sp.Integer(1),
+    "U_g": sp.Integer(1),
+    "b_g": sp.Integer(0),
+}
 #: Exercise 12.7.5: update gate 1, reset gate 0 (limit settings), old hidden 0.8 (as in Example 12.4); the
 #: book states no candidate (with z = 1 it has no weight): the check's case gives it -0.4.
 EXERCISE_12_7_5 = {"h_prev": R(4, 5), "z": sp.Integer(1), "r": sp.Integer(0), "candidate": R(-2, 5)}
@@ -46,21 +55,35 @@ EXERCISE_12_7_5 = {"h_prev": R(4, 5), "z": sp.Integer(1), "r": sp.Integer(0), "c
 SECTION_12_4_RETENTION = ((R(9, 10), 8), (R(99, 100), 100))
 #: Second text, example 3: c_prev 2, f 0.8, i 0.25, g -0.4, o 0.5; three steps of f = 0.8 against a
 #: simple RNN whose Jacobian is 0.5.
-TEXT2_EXAMPLE_3 = {"c_prev": sp.Integer(2), "f": R(4, 5), "i": R(1, 4), "g": R(-2, 5), "o": R(1, 2), "steps": 3, "simple_factor": R(1, 2)}
+TEXT2_EXAMPLE_3 = {
+    "c_prev": sp.Integer(2),
+    "f": R(4, 5),
+    "i": R(1, 4),
+    "g": R(-2, 5),
+    "o": R(1, 2),
+    "steps": 3,
+    "simple_factor": R(1, 2),
+}
 #: Second text, example 4 (COMPLEMENTARY GRU convention h = (1 - z) h_prev + z g): h_prev 1,
 #: candidate -0.5, update gate 0.2 and 0.9.
 TEXT2_EXAMPLE_4 = {"h_prev": sp.Integer(1), "g": R(-1, 2), "z": (R(1, 5), R(9, 10))}
 #: Third text, LSTM: c_prev 0.8, f 0.9, i 0.2, g -0.5, o 0.75.
 TEXT3_LSTM = {"c_prev": R(4, 5), "f": R(9, 10), "i": R(1, 5), "g": R(-1, 2), "o": R(3, 4)}
 #: Third text, GRU (Cho convention): x 1, h_prev 0.8, r 0.25, z 0.75, W_g 0.5, U_g 1, b_g 0.
-TEXT3_GRU = {"x": sp.Integer(1), "h_prev": R(4, 5), "r": R(1, 4), "z": R(3, 4), "W_g": R(1, 2), "U_g": sp.Integer(1), "b_g": sp.Integer(0)}
+TEXT3_GRU = {
+    "x": sp.Integer(1),
+    "h_prev": R(4, 5),
+    "r": R(1, 4),
+    "z": R(3, 4),
+    "W_g": R(1, 2),
+    "U_g": sp.Integer(1),
+    "b_g": sp.Integer(0),
+}
 #: The widths of the parameter counts (third text): input 4, hidden 3, classes 2.
 PARAM_COUNT = {"D": 4, "H": 3, "C": 2}
 
 
 # --- numbers -------------------------------------------------------------------------------------
-
-
 
 
 def _evaluate(expr: sp.Expr) -> sp.Float:
@@ -100,7 +123,9 @@ def _elementwise(fn, *args):
         return fn(*(to_sympy(np.asarray(arg, dtype=object)[()]) for arg in args))
     columns = np.broadcast_arrays(*(np.asarray(arg, dtype=object) for arg in args))
     results = [fn(*(to_sympy(column[k]) for column in columns)) for k in range(columns[0].shape[0])]
-    return tuple(_objects(list(parts)) for parts in zip(*results)) if isinstance(results[0], tuple) else _objects(results)
+    return (
+        tuple(_objects(list(parts)) for parts in zip(*results)) if isinstance(results[0], tuple) else _objects(results)
+    )
 
 
 # --- engines (scalar rules, exact where the inputs are) ------------------------------------------
@@ -118,8 +143,14 @@ def gru_from_gates(x, h_prev, r, z, W_g, U_g, b_g) -> dict:
     reset_h = r * h_prev
     preactivation = x * W_g + reset_h * U_g + b_g
     g = sp.tanh(preactivation)
-    return {"reset-h": reset_h, "candidate-preactivation": preactivation, "candidate": g,
-            "kept": z * h_prev, "written": (1 - z) * g, "h": h_prev + (1 - z) * (g - h_prev)}
+    return {
+        "reset-h": reset_h,
+        "candidate-preactivation": preactivation,
+        "candidate": g,
+        "kept": z * h_prev,
+        "written": (1 - z) * g,
+        "h": h_prev + (1 - z) * (g - h_prev),
+    }
 
 
 def gru_complementary_from_gates(h_prev, z, g) -> sp.Expr:
@@ -163,9 +194,14 @@ def lstm_step(x, h_prev, c_prev, params):
         name: [_evaluate(activation(a)) for a in _affine(x, h, params[f"A_{name}"], params[f"b_{name}"])]
         for name, activation in (("f", _sigma), ("i", _sigma), ("o", _sigma), ("g", sp.tanh))
     }
-    cells = [lstm_from_gates(c_old[k], gates["f"][k], gates["i"][k], gates["g"][k], gates["o"][k]) for k in range(len(h))]
-    return (_objects([_evaluate(cell["h"]) for cell in cells]), _objects([_evaluate(cell["c"]) for cell in cells]),
-            {name: _objects(values) for name, values in gates.items()})
+    cells = [
+        lstm_from_gates(c_old[k], gates["f"][k], gates["i"][k], gates["g"][k], gates["o"][k]) for k in range(len(h))
+    ]
+    return (
+        _objects([_evaluate(cell["h"]) for cell in cells]),
+        _objects([_evaluate(cell["c"]) for cell in cells]),
+        {name: _objects(values) for name, values in gates.items()},
+    )
 
 
 def gru_step(x, h_prev, params):
@@ -173,7 +209,9 @@ def gru_step(x, h_prev, params):
     r = [_evaluate(_sigma(a)) for a in _affine(x, h, params["A_r"], params["b_r"])]
     z = [_evaluate(_sigma(a)) for a in _affine(x, h, params["A_z"], params["b_z"])]
     reset_h = [r[k] * h[k] for k in range(len(h))]
-    preactivation = _plus(_times(x, _matrix(params["W_g"])), _times(reset_h, _matrix(params["U_g"])), _row(params["b_g"]))
+    preactivation = _plus(
+        _times(x, _matrix(params["W_g"])), _times(reset_h, _matrix(params["U_g"])), _row(params["b_g"])
+    )
     g = [_evaluate(sp.tanh(a)) for a in preactivation]
     return _objects([_evaluate(h[k] + (1 - z[k]) * (g[k] - h[k])) for k in range(len(h))])
 
@@ -220,8 +258,14 @@ def ex_12_7_4(c_prev, f, i, g, o):
     """The cell path with the output gate given, then closed (o = 0): exact parts, h through tanh."""
     c_prev, f, i, g, o = (exact_double(value) for value in (c_prev, f, i, g, o))
     open_, closed = lstm_from_gates(c_prev, f, i, g, o), lstm_from_gates(c_prev, f, i, g, sp.Integer(0))
-    return {"kept": open_["kept"], "written": open_["written"], "c": open_["c"], "h": _evaluate(open_["h"]),
-            "c with o = 0": closed["c"], "h with o = 0": _evaluate(closed["h"])}
+    return {
+        "kept": open_["kept"],
+        "written": open_["written"],
+        "c": open_["c"],
+        "h": _evaluate(open_["h"]),
+        "c with o = 0": closed["c"],
+        "h with o = 0": _evaluate(closed["h"]),
+    }
 
 
 def ex_12_7_5(h_prev, z, r, candidate):
@@ -238,35 +282,51 @@ def ex_12_7_5(h_prev, z, r, candidate):
 def book_values() -> dict:
     """Every expected.json entry under this assignment's prefixes, derived from the inputs above."""
     values: dict = {}
-    for prefix, setup, keys in (("example-12.3", EXAMPLE_12_3, ("kept", "written", "c", "h")),
-                                ("exercise-12.7.4", EXERCISE_12_7_4, ("kept", "written", "c", "h")),
-                                ("text3-lstm", TEXT3_LSTM, ("c", "h"))):
+    for prefix, setup, keys in (
+        ("example-12.3", EXAMPLE_12_3, ("kept", "written", "c", "h")),
+        ("exercise-12.7.4", EXERCISE_12_7_4, ("kept", "written", "c", "h")),
+        ("text3-lstm", TEXT3_LSTM, ("c", "h")),
+    ):
         parts = lstm_from_gates(**setup)
         values.update({f"{prefix}/{key}": parts[key] for key in keys})
     closed = lstm_from_gates(**{**EXERCISE_12_7_4, "o": sp.Integer(0)})
     values.update({"exercise-12.7.4/c-with-o-0": closed["c"], "exercise-12.7.4/h-with-o-0": closed["h"]})
-    for prefix, setup, keys in (("example-12.4", EXAMPLE_12_4, ("reset-h", "candidate", "kept", "h")),
-                                ("text3-gru", TEXT3_GRU, ("candidate-preactivation", "candidate", "h"))):
+    for prefix, setup, keys in (
+        ("example-12.4", EXAMPLE_12_4, ("reset-h", "candidate", "kept", "h")),
+        ("text3-gru", TEXT3_GRU, ("candidate-preactivation", "candidate", "h")),
+    ):
         parts = gru_from_gates(**setup)
         values.update({f"{prefix}/{key}": parts[key] for key in keys})
     five = ex_12_7_5(**EXERCISE_12_7_5)
-    values.update({"exercise-12.7.5/keep-weight": five["keep weight"], "exercise-12.7.5/candidate-weight": five["candidate weight"]})
+    values.update(
+        {
+            "exercise-12.7.5/keep-weight": five["keep weight"],
+            "exercise-12.7.5/candidate-weight": five["candidate weight"],
+        }
+    )
     for f, steps in SECTION_12_4_RETENTION:
         values[f"section-12.4/retention-{float(f):g}-{steps}"] = retention(f, steps)
     D, H, C = PARAM_COUNT["D"], PARAM_COUNT["H"], PARAM_COUNT["C"]
-    values.update({
-        f"param-count/rnn-d{D}-h{H}": rnn_param_count(D, H),
-        f"param-count/output-layer-h{H}-c{C}": output_layer_param_count(H, C),
-        f"param-count/rnn-with-output-d{D}-h{H}-c{C}": rnn_param_count(D, H) + output_layer_param_count(H, C),
-        f"param-count/lstm-d{D}-h{H}": lstm_param_count(D, H),
-        f"param-count/lstm-two-bias-d{D}-h{H}": lstm_param_count_two_bias(D, H),
-        f"param-count/gru-d{D}-h{H}": gru_param_count(D, H),
-    })
+    values.update(
+        {
+            f"param-count/rnn-d{D}-h{H}": rnn_param_count(D, H),
+            f"param-count/output-layer-h{H}-c{C}": output_layer_param_count(H, C),
+            f"param-count/rnn-with-output-d{D}-h{H}-c{C}": rnn_param_count(D, H) + output_layer_param_count(H, C),
+            f"param-count/lstm-d{D}-h{H}": lstm_param_count(D, H),
+            f"param-count/lstm-two-bias-d{D}-h{H}": lstm_param_count_two_bias(D, H),
+            f"param-count/gru-d{D}-h{H}": gru_param_count(D, H),
+        }
+    )
     t2 = TEXT2_EXAMPLE_3
     parts = lstm_from_gates(t2["c_prev"], t2["f"], t2["i"], t2["g"], t2["o"])
-    values.update({"text2-example-3/c": parts["c"], "text2-example-3/h": parts["h"],
-                   f"text2-example-3/forget-factor-{t2['steps']}": retention(t2["f"], t2["steps"]),
-                   f"text2-example-3/simple-factor-{t2['steps']}": retention(t2["simple_factor"], t2["steps"])})
+    values.update(
+        {
+            "text2-example-3/c": parts["c"],
+            "text2-example-3/h": parts["h"],
+            f"text2-example-3/forget-factor-{t2['steps']}": retention(t2["f"], t2["steps"]),
+            f"text2-example-3/simple-factor-{t2['steps']}": retention(t2["simple_factor"], t2["steps"]),
+        }
+    )
     t4 = TEXT2_EXAMPLE_4
     for z in t4["z"]:  # the second text's COMPLEMENTARY convention, computed explicitly and labelled so
         values[f"text2-example-4/h-z-{float(z):g}"] = gru_complementary_from_gates(t4["h_prev"], z, t4["g"])
@@ -298,32 +358,52 @@ def _show(value) -> str:
 def book_log() -> list[str]:
     """The state log of the gate examples, one line per computed quantity."""
     lines = []
-    for label, setup in (("Example 12.3 LSTM", EXAMPLE_12_3), ("exercise 12.7.4 LSTM", EXERCISE_12_7_4),
-                         ("exercise 12.7.4 LSTM, o = 0", {**EXERCISE_12_7_4, "o": sp.Integer(0)}),
-                         ("second text example 3 LSTM", {k: TEXT2_EXAMPLE_3[k] for k in ("c_prev", "f", "i", "g", "o")}),
-                         ("third text LSTM", TEXT3_LSTM)):
+    for label, setup in (
+        ("Example 12.3 LSTM", EXAMPLE_12_3),
+        ("exercise 12.7.4 LSTM", EXERCISE_12_7_4),
+        ("exercise 12.7.4 LSTM, o = 0", {**EXERCISE_12_7_4, "o": sp.Integer(0)}),
+        ("second text example 3 LSTM", {k: TEXT2_EXAMPLE_3[k] for k in ("c_prev", "f", "i", "g", "o")}),
+        ("third text LSTM", TEXT3_LSTM),
+    ):
         parts = lstm_from_gates(**setup)
-        lines.append(f"{label}: c_prev={_show(setup['c_prev'])} f={_show(setup['f'])} i={_show(setup['i'])} g={_show(setup['g'])} o={_show(setup['o'])}")
-        lines.append(f"  kept f*c_prev = {_show(parts['kept'])} | written i*g = {_show(parts['written'])} | c = {_show(parts['c'])}"
-                     f" | tanh(c) = {_show(parts['tanh-c'])} | h = o*tanh(c) = {_show(parts['h'])}")
+        lines.append(
+            f"{label}: c_prev={_show(setup['c_prev'])} f={_show(setup['f'])} "
+            f"i={_show(setup['i'])} g={_show(setup['g'])} o={_show(setup['o'])}"
+        )
+        lines.append(
+            f"  kept f*c_prev = {_show(parts['kept'])} | written i*g = {_show(parts['written'])} | c = {_show(parts['c'])}"
+            f" | tanh(c) = {_show(parts['tanh-c'])} | h = o*tanh(c) = {_show(parts['h'])}"
+        )
     for label, setup in (("Example 12.4 GRU (Cho)", EXAMPLE_12_4), ("third text GRU (Cho)", TEXT3_GRU)):
         parts = gru_from_gates(**setup)
-        lines.append(f"{label}: h_prev={_show(setup['h_prev'])} r={_show(setup['r'])} z={_show(setup['z'])} x*W_g={_show(setup['x'] * setup['W_g'])} U_g={_show(setup['U_g'])} b_g={_show(setup['b_g'])}")
-        lines.append(f"  reset r*h_prev = {_show(parts['reset-h'])} | candidate preactivation = {_show(parts['candidate-preactivation'])}"
-                     f" | candidate g = {_show(parts['candidate'])} | kept z*h_prev = {_show(parts['kept'])}"
-                     f" | written (1-z)*g = {_show(parts['written'])} | h = {_show(parts['h'])}")
+        lines.append(
+            f"{label}: h_prev={_show(setup['h_prev'])} r={_show(setup['r'])} z={_show(setup['z'])} "
+            f"x*W_g={_show(setup['x'] * setup['W_g'])} U_g={_show(setup['U_g'])} b_g={_show(setup['b_g'])}"
+        )
+        lines.append(
+            f"  reset r*h_prev = {_show(parts['reset-h'])} | candidate preactivation = {_show(parts['candidate-preactivation'])}"
+            f" | candidate g = {_show(parts['candidate'])} | kept z*h_prev = {_show(parts['kept'])}"
+            f" | written (1-z)*g = {_show(parts['written'])} | h = {_show(parts['h'])}"
+        )
     five = EXERCISE_12_7_5
     mix = ex_12_7_5(five["h_prev"], five["z"], five["r"], sp.Symbol("g"))  # any candidate: with z = 1 it drops out
     assert mix["h"] == five["h_prev"], "with z = 1 the candidate must drop out of the mix"
-    lines.append(f"exercise 12.7.5 GRU (Cho): z={_show(five['z'])} r={_show(five['r'])} -> keep weight {_show(mix['keep weight'])},"
-                 f" candidate weight {_show(mix['candidate weight'])}, h = h_prev = {_show(mix['h'])} for h_prev = {_show(five['h_prev'])}, whatever the candidate")
+    lines.append(
+        f"exercise 12.7.5 GRU (Cho): z={_show(five['z'])} r={_show(five['r'])} -> keep weight {_show(mix['keep weight'])},"
+        f" candidate weight {_show(mix['candidate weight'])}, h = h_prev = {_show(mix['h'])} "
+        f"for h_prev = {_show(five['h_prev'])}, whatever the candidate"
+    )
     t4 = TEXT2_EXAMPLE_4
     for z in t4["z"]:
-        lines.append(f"second text example 4 GRU (COMPLEMENTARY convention h = (1-z) h_prev + z g): h_prev={_show(t4['h_prev'])}"
-                     f" g={_show(t4['g'])} z={_show(z)} -> h = {_show(gru_complementary_from_gates(t4['h_prev'], z, t4['g']))}")
+        lines.append(
+            f"second text example 4 GRU (COMPLEMENTARY convention h = (1-z) h_prev + z g): h_prev={_show(t4['h_prev'])}"
+            f" g={_show(t4['g'])} z={_show(z)} -> h = {_show(gru_complementary_from_gates(t4['h_prev'], z, t4['g']))}"
+        )
     for f, steps in SECTION_12_4_RETENTION:
         lines.append(f"section 12.4 retention: f={_show(f)} over {steps} edges -> {_show(retention(f, steps))}")
     D, H = PARAM_COUNT["D"], PARAM_COUNT["H"]
-    lines.append(f"parameter counts D={D} H={H}: RNN {rnn_param_count(D, H)}, LSTM {lstm_param_count(D, H)}, "
-                 f"LSTM two biases {lstm_param_count_two_bias(D, H)}, GRU {gru_param_count(D, H)}")
+    lines.append(
+        f"parameter counts D={D} H={H}: RNN {rnn_param_count(D, H)}, LSTM {lstm_param_count(D, H)}, "
+        f"LSTM two biases {lstm_param_count_two_bias(D, H)}, GRU {gru_param_count(D, H)}"
+    )
     return lines

@@ -65,6 +65,7 @@ The steps of `enter()`, in order, and the modules of this package that take them
 
 `syscalls` holds the libc wrappers, the kernel constants and the error that names the failing step.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -79,7 +80,16 @@ import tempfile
 import time
 
 from .credentials import _SANDBOX_ID, _drop_capabilities, _drop_to_sandbox_id, _set_hostname, _write_id_maps
-from .limits import Limits, _apply_rlimits, _BudgetRefused, _cgroup_setup, _Cgroups, _drop_cgroups, _join_cgroup, _remove_cgroup
+from .limits import (
+    Limits,
+    _apply_rlimits,
+    _BudgetRefused,
+    _cgroup_setup,
+    _Cgroups,
+    _drop_cgroups,
+    _join_cgroup,
+    _remove_cgroup,
+)
 from .mounts import _build_root, _close_trees, _plan, _prepare_trees, _within
 from .network import _loopback_up
 from .process import _close_fds, _die_with_parent, _setsid, _supervise
@@ -98,9 +108,9 @@ _PROBE_TIMEOUT = 20.0
 
 _UNKNOWN = object()
 _available_cache: object = _UNKNOWN
-_probe_error: str | None = None      # why available() said None (`refusal`)
-_description: str | None = None      # what the last enter() in this process set up
-_cgroups: _Cgroups | None = None     # the parent folders of the runners' cgroups that available() made
+_probe_error: str | None = None  # why available() said None (`refusal`)
+_description: str | None = None  # what the last enter() in this process set up
+_cgroups: _Cgroups | None = None  # the parent folders of the runners' cgroups that available() made
 
 
 def available() -> str | None:
@@ -139,7 +149,9 @@ def _probe() -> str | None:
         return None
     _cgroups = _cgroup_setup()
     report = _probe_once()
-    if not report.get("description") and not report.get("budget"):  # another step failed: once more (a loaded machine's timeout)
+    if not report.get("description") and not report.get(
+        "budget"
+    ):  # another step failed: once more (a loaded machine's timeout)
         report = _probe_once()
     if report.get("budget") and _cgroups is not None:
         _drop_cgroups(_cgroups)
@@ -173,8 +185,14 @@ def _probe_once() -> dict:
                     handle.write("ok")
                 with open("/proc/self/status", encoding="ascii") as handle:
                     capabilities = [line.split()[1] for line in handle if line.startswith("CapEff:")]
-                good = os.getpid() == 1 and os.path.isfile(os.path.join(workdir, "probe")) and capabilities == ["0" * 16]
-                report = {"description": _description} if good else {"error": f"unexpected state: pid {os.getpid()}, caps {capabilities}"}
+                good = (
+                    os.getpid() == 1 and os.path.isfile(os.path.join(workdir, "probe")) and capabilities == ["0" * 16]
+                )
+                report = (
+                    {"description": _description}
+                    if good
+                    else {"error": f"unexpected state: pid {os.getpid()}, caps {capabilities}"}
+                )
                 os.write(write_end, json.dumps(report).encode())
                 code = 0
             except BaseException as exc:  # noqa: BLE001 - report and leave, whatever happened
@@ -316,13 +334,20 @@ def _enter(workdir: str, readonly: list[str], limits: Limits, keep_fds: tuple[in
     python = {os.path.realpath(p) for p in (sys.base_prefix, sys.prefix)}
     ro = [e.dest for e in plan if e.kind == "ro"]
     shown = "system and Python environment" if all(any(_within(p, d) for d in ro) for p in python) else "system"
-    budgets = f"cgroup v{cgroup} memory and pids per runner; rlimits per process" if cgroup else "rlimits per process (no writable cgroup)"
+    budgets = (
+        f"cgroup v{cgroup} memory and pids per runner; rlimits per process"
+        if cgroup
+        else "rlimits per process (no writable cgroup)"
+    )
     _description = "; ".join(
-        ["user, pid, net, mount, ipc, uts namespaces",
-         f"private root (pivot_root) with read-only {shown}, writable work folder (a size-limited tmpfs copy), "
-         "private /tmp, minimal /dev, own /proc"]
+        [
+            "user, pid, net, mount, ipc, uts namespaces",
+            f"private root (pivot_root) with read-only {shown}, writable work folder (a size-limited tmpfs copy), "
+            "private /tmp, minimal /dev, own /proc",
+        ]
         + [f for f in features if f != "own hostname"]
-        + ["no capabilities, no_new_privs", who, budgets])
+        + ["no capabilities, no_new_privs", who, budgets]
+    )
 
 
 def shut_down() -> None:

@@ -1,6 +1,7 @@
 """Who the sandboxed code is: the unprivileged host uid it drops to when the caller is root, the
 id maps of its user namespaces (its own, and the one of the work folder's id-mapped mount), its
 hostname, and the capabilities, securebits and no_new_privs it ends with."""
+
 from __future__ import annotations
 
 import contextlib
@@ -9,9 +10,22 @@ import errno
 import os
 import signal
 
-from .syscalls import (_CLONE_NEWUSER, _PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, _PR_CAPBSET_DROP,
-                       _PR_SET_NO_NEW_PRIVS, _PR_SET_PDEATHSIG, _PR_SET_SECUREBITS, _check, _error, _JailError, _libc,
-                       _prctl, _step, _write_file)
+from .syscalls import (
+    _CLONE_NEWUSER,
+    _PR_CAP_AMBIENT,
+    _PR_CAP_AMBIENT_CLEAR_ALL,
+    _PR_CAPBSET_DROP,
+    _PR_SET_NO_NEW_PRIVS,
+    _PR_SET_PDEATHSIG,
+    _PR_SET_SECUREBITS,
+    _check,
+    _error,
+    _JailError,
+    _libc,
+    _prctl,
+    _step,
+    _write_file,
+)
 
 #: Host uid and gid the sandbox runs as when the caller is root.
 _SANDBOX_ID = 65534

@@ -1,5 +1,6 @@
 """Resource limits: `Limits`, the rlimits of every process, and the cgroups (v2, else v1 memory and
 pids hierarchies) that hold the memory and pids budgets of a whole runner."""
+
 from __future__ import annotations
 
 import contextlib
@@ -22,18 +23,18 @@ class Limits:
     the others are the jail's own backstops. The grader sends it whole in a runner's spawn request
     (`dataclasses.asdict`) and the runner rebuilds it (`Limits(**fields)`)."""
 
-    CELL_TIMEOUT: float = 120.0        # seconds a cell may run
-    CALL_TIMEOUT: float = 10.0         # seconds one call of a student's function may take
-    MEMORY_LIMIT_MB: int = 2048        # RLIMIT_AS, and the runner's cgroup memory
-    OUTPUT_LIMIT_KB: int = 256         # output one cell may keep
-    OUTPUT_TOTAL_KB: int = 1024        # output all the cells of a submission may keep
-    PROCESS_LIMIT: int = 64            # RLIMIT_NPROC (counted inside the new user namespace), the cgroup's pids.max
-    WORK_LIMIT_MB: int = 256           # size of the work folder's tmpfs
+    CELL_TIMEOUT: float = 120.0  # seconds a cell may run
+    CALL_TIMEOUT: float = 10.0  # seconds one call of a student's function may take
+    MEMORY_LIMIT_MB: int = 2048  # RLIMIT_AS, and the runner's cgroup memory
+    OUTPUT_LIMIT_KB: int = 256  # output one cell may keep
+    OUTPUT_TOTAL_KB: int = 1024  # output all the cells of a submission may keep
+    PROCESS_LIMIT: int = 64  # RLIMIT_NPROC (counted inside the new user namespace), the cgroup's pids.max
+    WORK_LIMIT_MB: int = 256  # size of the work folder's tmpfs
     SUBMISSION_TIMEOUT: float = 600.0  # seconds of waiting on the submission's runners, in all
-    RUNNER_RESTARTS: int = 8           # times the submission's runner may be started again
-    cpu_seconds: int = 600             # RLIMIT_CPU backstop of every process
-    file_mb: int = 64                  # RLIMIT_FSIZE
-    open_files: int = 256              # RLIMIT_NOFILE
+    RUNNER_RESTARTS: int = 8  # times the submission's runner may be started again
+    cpu_seconds: int = 600  # RLIMIT_CPU backstop of every process
+    file_mb: int = 64  # RLIMIT_FSIZE
+    open_files: int = 256  # RLIMIT_NOFILE
 
 
 def _apply_rlimits(limits: Limits) -> None:
@@ -57,15 +58,16 @@ def _apply_rlimits(limits: Limits) -> None:
 
 # --- cgroups: memory and pids budgets of a whole runner ---------------------------------------
 
+
 class _BudgetRefused(_JailError):
     """The runner's cgroup could not be made or joined."""
 
 
 @dataclass(frozen=True)
 class _Cgroups:
-    version: int                 # 1 or 2
-    parents: tuple[str, ...]     # the rnnkit-<owner> folders the runners' cgroups go in, one per hierarchy
-    owner: str                   # the process that made them and removes them when it exits (`_owner`)
+    version: int  # 1 or 2
+    parents: tuple[str, ...]  # the rnnkit-<owner> folders the runners' cgroups go in, one per hierarchy
+    owner: str  # the process that made them and removes them when it exits (`_owner`)
 
 
 def _started(pid: str) -> str | None:
@@ -102,7 +104,13 @@ def _cgroup_bases() -> dict[str, list[str]]:
     bases: dict[str, list[str]] = {}
     for fields in mounts:
         fstype, options = fields[fields.index("-") + 1], fields[fields.index("-") + 3].split(",")
-        names = ["2"] if fstype == "cgroup2" else [n for n in ("memory", "pids") if n in options] if fstype == "cgroup" else []
+        names = (
+            ["2"]
+            if fstype == "cgroup2"
+            else [n for n in ("memory", "pids") if n in options]
+            if fstype == "cgroup"
+            else []
+        )
         root, point = _unescape(fields[3]), _unescape(fields[4])
         for name in names:
             found = bases.setdefault(name, [])
@@ -127,7 +135,7 @@ def _sweep(base: str, owner: str) -> None:
     namespace = owner.partition("-")[0]
     with contextlib.suppress(OSError):
         for name in os.listdir(base):
-            if name.startswith("rnnkit-") and _gone(name[len("rnnkit-"):], namespace):
+            if name.startswith("rnnkit-") and _gone(name[len("rnnkit-") :], namespace):
                 parent = os.path.join(base, name)
                 for runner in [n for n in os.listdir(parent) if n.startswith("runner-")] + [""]:
                     with contextlib.suppress(OSError):
@@ -145,7 +153,9 @@ def _make_parent(base: str, version: int, owner: str) -> str | None:
         if version == 2:
             with open(os.path.join(path, "cgroup.controllers"), encoding="ascii") as handle:
                 if not {"memory", "pids"} <= set(handle.read().split()):
-                    _write_file(os.path.join(base, "cgroup.subtree_control"), "+memory +pids", "enabling memory and pids")
+                    _write_file(
+                        os.path.join(base, "cgroup.subtree_control"), "+memory +pids", "enabling memory and pids"
+                    )
             _write_file(os.path.join(path, "cgroup.subtree_control"), "+memory +pids", "enabling memory and pids")
         return path
     except OSError:
@@ -183,8 +193,13 @@ def _join_cgroup(cgroups: _Cgroups | None, limits: Limits) -> int | None:
     if cgroups is None:
         return None
     memory = str(int(limits.MEMORY_LIMIT_MB) * 1024 * 1024)
-    budgets = {"memory.limit_in_bytes": memory, "memory.memsw.limit_in_bytes": memory, "memory.max": memory,
-               "memory.swap.max": "0", "pids.max": str(int(limits.PROCESS_LIMIT))}  # in this order: memsw >= memory
+    budgets = {
+        "memory.limit_in_bytes": memory,
+        "memory.memsw.limit_in_bytes": memory,
+        "memory.max": memory,
+        "memory.swap.max": "0",
+        "pids.max": str(int(limits.PROCESS_LIMIT)),
+    }  # in this order: memsw >= memory
     written = set()
     try:
         for parent in cgroups.parents:

@@ -1,6 +1,7 @@
 """The private root: the plan of what it holds (read-only system folders and Python environment,
 the work folder's tmpfs copy, a private /tmp, a minimal /dev, its own /proc), the detached trees
 prepared while still root, and building it in the inner process with pivot_root."""
+
 from __future__ import annotations
 
 import contextlib
@@ -12,12 +13,47 @@ import stat
 from dataclasses import dataclass
 
 from .credentials import _idmap_userns
-from .syscalls import (_AT_EMPTY_PATH, _AT_FDCWD, _AT_RECURSIVE, _MNT_DETACH, _MOUNT_ATTR_IDMAP, _MOUNT_ATTR_NODEV,
-                       _MOUNT_ATTR_NOEXEC, _MOUNT_ATTR_NOSUID, _MOUNT_ATTR_RDONLY, _MS_BIND, _MS_NOATIME, _MS_NODEV,
-                       _MS_NODIRATIME, _MS_NOEXEC, _MS_NOSUID, _MS_PRIVATE, _MS_RDONLY, _MS_REC, _MS_RELATIME,
-                       _MS_REMOUNT, _MS_STRICTATIME, _NR_OPEN_TREE, _ST_NOATIME, _ST_NODEV, _ST_NODIRATIME, _ST_NOEXEC,
-                       _ST_NOSUID, _ST_RDONLY, _ST_RELATIME, _error, _JailError, _mount, _mount_setattr, _move_mount,
-                       _open_tree, _pivot_root, _step, _umount2, _write_file)
+from .syscalls import (
+    _AT_EMPTY_PATH,
+    _AT_FDCWD,
+    _AT_RECURSIVE,
+    _MNT_DETACH,
+    _MOUNT_ATTR_IDMAP,
+    _MOUNT_ATTR_NODEV,
+    _MOUNT_ATTR_NOEXEC,
+    _MOUNT_ATTR_NOSUID,
+    _MOUNT_ATTR_RDONLY,
+    _MS_BIND,
+    _MS_NOATIME,
+    _MS_NODEV,
+    _MS_NODIRATIME,
+    _MS_NOEXEC,
+    _MS_NOSUID,
+    _MS_PRIVATE,
+    _MS_RDONLY,
+    _MS_REC,
+    _MS_RELATIME,
+    _MS_REMOUNT,
+    _MS_STRICTATIME,
+    _NR_OPEN_TREE,
+    _ST_NOATIME,
+    _ST_NODEV,
+    _ST_NODIRATIME,
+    _ST_NOEXEC,
+    _ST_NOSUID,
+    _ST_RDONLY,
+    _ST_RELATIME,
+    _error,
+    _JailError,
+    _mount,
+    _mount_setattr,
+    _move_mount,
+    _open_tree,
+    _pivot_root,
+    _step,
+    _umount2,
+    _write_file,
+)
 
 _SYSTEM_DIRS = ("/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc")
 _DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -26,15 +62,16 @@ _TMP_SIZE = "64m"
 
 # --- the plan: what the new root holds ------------------------------------------------------
 
+
 @dataclass
 class _Entry:
-    dest: str                  # absolute path inside the sandbox
-    kind: str                  # "ro", "dev" (bind mounts), "tmpfs", "work" (a tmpfs copy of source), "proc", "symlink"
-    source: str = ""           # host path of a bind mount or of the work folder, target of a symlink
-    options: str = ""          # tmpfs options
-    flags: int = 0             # tmpfs mount flags
+    dest: str  # absolute path inside the sandbox
+    kind: str  # "ro", "dev" (bind mounts), "tmpfs", "work" (a tmpfs copy of source), "proc", "symlink"
+    source: str = ""  # host path of a bind mount or of the work folder, target of a symlink
+    options: str = ""  # tmpfs options
+    flags: int = 0  # tmpfs mount flags
     is_dir: bool = True
-    fd: int = -1               # detached mount tree (open_tree), attached by the inner process
+    fd: int = -1  # detached mount tree (open_tree), attached by the inner process
 
 
 def _within(path: str, parent: str) -> bool:
@@ -65,8 +102,12 @@ def _plan(workdir: str, readonly: list[str], size_mb: int) -> tuple[list[_Entry]
         device = os.path.realpath(f"/dev/{name}")
         if os.path.exists(device):
             entries.append(_Entry(f"/dev/{name}", "dev", device, is_dir=False))
-    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"), ("stdout", "/proc/self/fd/1"),
-                         ("stderr", "/proc/self/fd/2")):
+    for name, target in (
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ):
         entries.append(_Entry(f"/dev/{name}", "symlink", target))
     entries.append(_Entry("/dev/shm", "tmpfs", options=f"mode=1777,size={_TMP_SIZE}", flags=_MS_NOSUID | _MS_NODEV))
     entries.append(_Entry("/proc", "proc"))
@@ -158,6 +199,7 @@ def _prepare_trees(plan: list[_Entry], work: str) -> bool:
 
 # --- inside: building the new root ----------------------------------------------------------
 
+
 def _unescape(field: str) -> str:
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m.group(1), 8)), field)
 
@@ -181,8 +223,15 @@ def _locked_flags(path: str) -> int:
     mount inherited from the host."""
     fl = os.statvfs(path).f_flag
     flags = 0
-    for st, ms in ((_ST_RDONLY, _MS_RDONLY), (_ST_NOSUID, _MS_NOSUID), (_ST_NODEV, _MS_NODEV), (_ST_NOEXEC, _MS_NOEXEC),
-                   (_ST_NOATIME, _MS_NOATIME), (_ST_NODIRATIME, _MS_NODIRATIME), (_ST_RELATIME, _MS_RELATIME)):
+    for st, ms in (
+        (_ST_RDONLY, _MS_RDONLY),
+        (_ST_NOSUID, _MS_NOSUID),
+        (_ST_NODEV, _MS_NODEV),
+        (_ST_NOEXEC, _MS_NOEXEC),
+        (_ST_NOATIME, _MS_NOATIME),
+        (_ST_NODIRATIME, _MS_NODIRATIME),
+        (_ST_RELATIME, _MS_RELATIME),
+    ):
         if fl & st:
             flags |= ms
     if not fl & (_ST_NOATIME | _ST_RELATIME):
@@ -200,11 +249,15 @@ def _restrict(path: str, attrs: int, recursive: bool) -> None:
         if exc.errno not in (errno.ENOSYS, errno.EINVAL):
             raise
     wanted = 0
-    for attr, ms in ((_MOUNT_ATTR_RDONLY, _MS_RDONLY), (_MOUNT_ATTR_NOSUID, _MS_NOSUID), (_MOUNT_ATTR_NODEV, _MS_NODEV),
-                     (_MOUNT_ATTR_NOEXEC, _MS_NOEXEC)):
+    for attr, ms in (
+        (_MOUNT_ATTR_RDONLY, _MS_RDONLY),
+        (_MOUNT_ATTR_NOSUID, _MS_NOSUID),
+        (_MOUNT_ATTR_NODEV, _MS_NODEV),
+        (_MOUNT_ATTR_NOEXEC, _MS_NOEXEC),
+    ):
         if attrs & attr:
             wanted |= ms
-    for point in (_mounts_below(path) if recursive else [path]):
+    for point in _mounts_below(path) if recursive else [path]:
         with _step(step):
             flags = _MS_BIND | _MS_REMOUNT | wanted | _locked_flags(point)
         try:
@@ -280,7 +333,9 @@ def _attach(entry: _Entry, new: str, features: list[str]) -> None:
         except OSError:
             pass
         _mount(target + "/sys", target + "/sys", None, _MS_BIND | _MS_REC, None, "bind /proc/sys")
-        _restrict(target + "/sys", _MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV | _MOUNT_ATTR_NOEXEC, True)
+        _restrict(
+            target + "/sys", _MOUNT_ATTR_RDONLY | _MOUNT_ATTR_NOSUID | _MOUNT_ATTR_NODEV | _MOUNT_ATTR_NOEXEC, True
+        )
     elif entry.fd >= 0:
         _move_mount(entry.fd, target)
         os.close(entry.fd)
@@ -298,7 +353,9 @@ def _build_root(plan: list[_Entry], work: str, features: list[str]) -> None:
     _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None, "making / private (MS_REC|MS_PRIVATE)")
     # A scratch tmpfs over an existing folder holds the new root and, after a first pivot_root,
     # the old one at /oldroot, from where the classic bind mounts take their sources.
-    base = next((d for d in ("/tmp", "/mnt", "/dev", "/run", "/var/tmp") if os.path.isdir(d) and not os.path.islink(d)), None)
+    base = next(
+        (d for d in ("/tmp", "/mnt", "/dev", "/run", "/var/tmp") if os.path.isdir(d) and not os.path.islink(d)), None
+    )
     if base is None:
         raise _error("finding a folder for the scratch root", errno.ENOENT)
     _mount("tmpfs", base, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0700,size=64k", f"mount scratch tmpfs on {base}")

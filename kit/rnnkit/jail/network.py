@@ -1,4 +1,5 @@
 """The network of the new net namespace: only its loopback interface, brought up."""
+
 from __future__ import annotations
 
 import fcntl

@@ -1,6 +1,7 @@
 """The processes around the sandbox: a session of its own, the parent-death signal, closing the
 inherited descriptors (shared with the unsandboxed mode), and the intermediate process that waits
 for pid 1 of the new namespace and exits the way it did."""
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,6 @@
 """The thin layer over libc (loaded with ctypes): kernel constants, system call wrappers and the
 error that names the failing setup step."""
+
 from __future__ import annotations
 
 import contextlib
@@ -65,8 +66,19 @@ _PR_CAP_AMBIENT_CLEAR_ALL = 4
 # pivot_root per architecture; open_tree (428), move_mount (429) and mount_setattr (442) share
 # their numbers on every architecture listed here.
 _PIVOT_ROOT = {
-    "x86_64": 155, "amd64": 155, "aarch64": 41, "arm64": 41, "riscv64": 41, "loongarch64": 41,
-    "ppc64le": 203, "ppc64": 203, "s390x": 217, "i386": 217, "i686": 217, "armv7l": 218, "armv8l": 218,
+    "x86_64": 155,
+    "amd64": 155,
+    "aarch64": 41,
+    "arm64": 41,
+    "riscv64": 41,
+    "loongarch64": 41,
+    "ppc64le": 203,
+    "ppc64": 203,
+    "s390x": 217,
+    "i386": 217,
+    "i686": 217,
+    "armv7l": 218,
+    "armv8l": 218,
 }
 _MACHINE = platform.machine().lower()
 _NR_PIVOT_ROOT = _PIVOT_ROOT.get(_MACHINE)
@@ -74,8 +86,12 @@ _NR_OPEN_TREE, _NR_MOVE_MOUNT, _NR_MOUNT_SETATTR = (428, 429, 442) if _MACHINE i
 
 
 class _MountAttr(ctypes.Structure):
-    _fields_ = [("attr_set", ctypes.c_uint64), ("attr_clr", ctypes.c_uint64),
-                ("propagation", ctypes.c_uint64), ("userns_fd", ctypes.c_uint64)]
+    _fields_ = [
+        ("attr_set", ctypes.c_uint64),
+        ("attr_clr", ctypes.c_uint64),
+        ("propagation", ctypes.c_uint64),
+        ("userns_fd", ctypes.c_uint64),
+    ]
 
 
 def _load_libc() -> ctypes.CDLL | None:
@@ -103,6 +119,7 @@ _libc = _load_libc()
 
 
 # --- errors -----------------------------------------------------------------------------------
+
 
 class _JailError(OSError):
     """A sandbox setup step failed; the message names the step."""
@@ -143,13 +160,19 @@ def _b(path: str) -> bytes:
 
 # --- thin wrappers over the system calls ----------------------------------------------------
 
+
 def _prctl(option: int, arg: int = 0) -> int:
     return _libc.prctl(option, arg, 0, 0, 0)
 
 
 def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None, step: str) -> None:
-    rc = _libc.mount(None if source is None else _b(source), _b(target), None if fstype is None else _b(fstype),
-                     flags, None if data is None else data.encode())
+    rc = _libc.mount(
+        None if source is None else _b(source),
+        _b(target),
+        None if fstype is None else _b(fstype),
+        flags,
+        None if data is None else data.encode(),
+    )
     _check(rc, step)
 
 
@@ -172,8 +195,12 @@ def _open_tree(path: str) -> int:
     """A detached recursive copy of the mount tree at `path` (a bind mount not attached yet)."""
     if _NR_OPEN_TREE is None:
         raise _error(f"open_tree({path})", errno.ENOSYS)
-    rc = _libc.syscall(ctypes.c_long(_NR_OPEN_TREE), ctypes.c_int(_AT_FDCWD), ctypes.c_char_p(_b(path)),
-                       ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE))
+    rc = _libc.syscall(
+        ctypes.c_long(_NR_OPEN_TREE),
+        ctypes.c_int(_AT_FDCWD),
+        ctypes.c_char_p(_b(path)),
+        ctypes.c_uint(_OPEN_TREE_CLONE | os.O_CLOEXEC | _AT_RECURSIVE),
+    )
     return _check(rc, f"open_tree({path})")
 
 
@@ -181,14 +208,26 @@ def _mount_setattr(dirfd: int, path: str, flags: int, attr_set: int, userns_fd: 
     if _NR_MOUNT_SETATTR is None:
         raise _error(step, errno.ENOSYS)
     attr = _MountAttr(attr_set, 0, 0, userns_fd if userns_fd >= 0 else 0)
-    rc = _libc.syscall(ctypes.c_long(_NR_MOUNT_SETATTR), ctypes.c_int(dirfd), ctypes.c_char_p(_b(path)),
-                       ctypes.c_uint(flags), ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)))
+    rc = _libc.syscall(
+        ctypes.c_long(_NR_MOUNT_SETATTR),
+        ctypes.c_int(dirfd),
+        ctypes.c_char_p(_b(path)),
+        ctypes.c_uint(flags),
+        ctypes.byref(attr),
+        ctypes.c_size_t(ctypes.sizeof(attr)),
+    )
     _check(rc, step)
 
 
 def _move_mount(fd: int, target: str) -> None:
-    rc = _libc.syscall(ctypes.c_long(_NR_MOVE_MOUNT), ctypes.c_int(fd), ctypes.c_char_p(b""), ctypes.c_int(_AT_FDCWD),
-                       ctypes.c_char_p(_b(target)), ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH))
+    rc = _libc.syscall(
+        ctypes.c_long(_NR_MOVE_MOUNT),
+        ctypes.c_int(fd),
+        ctypes.c_char_p(b""),
+        ctypes.c_int(_AT_FDCWD),
+        ctypes.c_char_p(_b(target)),
+        ctypes.c_uint(_MOVE_MOUNT_F_EMPTY_PATH),
+    )
     _check(rc, f"move_mount onto {target}")
 
 

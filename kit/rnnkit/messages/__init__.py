@@ -7,6 +7,7 @@ language (`said`).
 The language is `language()`'s; a missing translation falls back to English.
 A message `<id>.one`, where it exists, is used instead of `<id>` when the field `count` is 1.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -174,8 +175,13 @@ def _split(piece: str, room: int) -> int:
         if used > room:
             break
         before, after = piece[k - 1], piece[k]
-        if _wide(before) and _wide(after) and after not in _CLOSING and before not in _OPENING \
-                and not (before == after and before in "—…"):
+        if (
+            _wide(before)
+            and _wide(after)
+            and after not in _CLOSING
+            and before not in _OPENING
+            and not (before == after and before in "—…")
+        ):
             best = k
     return best
 
@@ -185,7 +191,7 @@ def _cut(word: str, room: int) -> int:
     `room` columns: after a "/", "," or ")" in the second half of the room, else at the room's end
     (at least one character)."""
     fits = 0
-    while fits < len(word) and display_width(word[:fits + 1]) <= room:
+    while fits < len(word) and display_width(word[: fits + 1]) <= room:
         fits += 1
     after = max((k for k in range(max(1, room // 2), fits + 1) if word[k - 1] in "/,)]}"), default=0)
     return after or max(fits, 1)
@@ -197,11 +203,11 @@ def wrap(line: str, width: int = WIDTH) -> list[str]:
     the middle of a run of CJK characters only where no such place fills at least half the line,
     or the run is longer than a line. A word longer than a whole line (a long number) is cut, after
     a "/" or "," where it can: nbgrader validate would cut it anyway, and drop the rest."""
-    indent = line[:len(line) - len(line.lstrip())]
+    indent = line[: len(line) - len(line.lstrip())]
     rest = indent + "  "
     out: list[str] = []
     current, used = indent, len(indent)
-    for space, piece in _pieces(line[len(indent):]):
+    for space, piece in _pieces(line[len(indent) :]):
         while piece:
             sep = " " if space and current.strip() else ""
             size = display_width(piece)

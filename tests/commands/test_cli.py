@@ -118,9 +118,13 @@ def test_the_demo_grades_its_sample_class_in_a_course_of_its_own(tmp_path):
         assert result.returncode == 0, result.stderr[-3000:]
     demo = root / "demo-course"
     assert f"demo course: {demo}" in result.stdout
-    assert re.search(
-        r"\nada +ch12_bptt +18\.00/18\.0 +- +1\.0 ", result.stdout
-    )  # autograde prints the scores it gave: full marks, the written answer awaiting a TA
+    spec, points = get("ch12_bptt"), config.load(root).POINTS
+    autograded = sum(spec.points(check.name, points) for check in spec.graded)
+    written = sum(spec.points(answer.name, points) for answer in spec.written)
+    # autograde prints the scores it gave: full marks, the written answer awaiting a TA
+    assert re.search(rf"\nada +ch12_bptt +{autograded:.2f}/{autograded:.1f} +- +{written:.1f} ", result.stdout), (
+        result.stdout
+    )
     assert {p: p.read_bytes() for p in real.iterdir()} == before
     assert not any((root / name).exists() for name in ("autograded", "feedback", "exports", "reports"))
     settings = config.load(root)

@@ -42,7 +42,7 @@ def test_every_submission_was_autograded_once_by_four_workers(graded_class):
     refused = {o.student for o in graded_class.outcomes if o.refused}
     assert refused == {student for student, kind in graded_class.kinds.items() if kind == "refused"}
     submitted = {(p.parent.name, p.name) for p in (graded_class.root / "submitted").glob("*/*") if p.is_dir()}
-    assert len(submitted) >= 100
+    assert len(submitted) >= 20 * len(ASSIGNMENTS)  # a class of a few dozen per assignment
     assert sorted((o.student, o.assignment) for o in graded_class.outcomes) == sorted(submitted)
     assert {(a, s) for (a, s) in graded_class.table} == {(a, s) for (s, a) in submitted}
 

@@ -10,14 +10,16 @@ COURSE := $(shell find autograder/assignments -type f \( -name '*.py' -o -name '
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: demo test test-scale venv clean
+.PHONY: demo test test-scale test-hub venv clean
 
-$(STAMP): requirements.lock pyproject.toml $(KIT) $(COURSE)
+$(STAMP): requirements.lock package-lock.json pyproject.toml $(KIT) $(COURSE)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.lock
 	$(BIN)/python -m pip install --quiet --no-deps -e . >$(VENV)/install.log 2>&1 || { cat $(VENV)/install.log; exit 1; }  # the build's notes, shown on failure
 	PYTHONPATH=kit $(BIN)/python -c "from autograder.authoring import kit; kit.install()"  # the kit, its data built from the assignments
+	command -v npm >/dev/null || { echo 'make venv: npm is missing (Debian: apt-get install npm); it installs the MathJax of package-lock.json'; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error  # node_modules/: MathJax, which the feedback page inlines
 	$(BIN)/python -m compileall -q autograder >/dev/null  # as pip does for an installed package: every command starts faster
 	$(BIN)/python -m autograder.coursedir.privacy  # once: what to do where other users can read this checkout
 	touch $(STAMP)
@@ -29,10 +31,13 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff format --check --quiet . && $(BIN)/ruff check --quiet .  # the code's form and lint (pyproject.toml)
-	$(BIN)/python -m pytest -q -n 2 --dist loadscope -m "not scale"  # two workers; the tests of one graded class on one of them (tests/conftest.py)
+	$(BIN)/python -m pytest -q -n 2 --dist loadscope -m "not scale and not hub"  # two workers; the tests of one graded class on one of them (tests/conftest.py)
 
 test-scale: $(STAMP)
 	$(BIN)/python -m pytest -q -m scale tests/test_scale.py  # a class of a few hundred: one by one, pool and Dask agree
 
+test-hub: $(STAMP)
+	$(BIN)/python -m pytest -q -m hub tests/hub/test_hub.py  # a real JupyterHub as root: accounts, roles, nothing left running
+
 clean:
-	rm -rf $(VENV) demo-course .pytest_cache
+	rm -rf $(VENV) node_modules demo-course .pytest_cache

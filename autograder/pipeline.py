@@ -35,6 +35,9 @@ from .intake.sanitize import RestoreCellMetadata, SanitizeStudentHTML
 from .reporting.feedback_page import AwaitingTA
 from .term.notes import TermNotes
 
+#: nbgrader's formgrader templates: its submission view (`formgrade`) and its feedback page (`feedback`), which the course's extends.
+FORMGRADER_TEMPLATES = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
+
 
 class CourseExporter(Exporter):
     """An exporter that speaks the course language (`rnnkit.messages.speaking`) while it converts a
@@ -113,16 +116,19 @@ def nbgrader_settings(c, root: str, settings: Settings) -> None:
     c.GenerateFeedback.exporter_class = f"{__name__}.FeedbackExporter"
     c.FeedbackExporter.template_name = "course_feedback"
     c.FeedbackExporter.template_file = "course_feedback.html.j2"
-    # words in the course language, clean comments, tables in scroll regions and Chinese marked in the English edition
+    # words in the course language, clean comments, tables in scroll regions and Chinese marked in the English edition,
+    # MathJax inlined where the page has math
     c.FeedbackExporter.filters = {
         "label": "autograder.labels.label",
         "clean_markdown": "autograder.intake.sanitize.clean_markdown",
         "accessible_html": "autograder.reporting.feedback_page.accessible_html",
+        "has_math": "autograder.reporting.feedback_page.has_math",
     }
-    c.FeedbackExporter.extra_template_basedirs = [
-        str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),
-        str(TEMPLATES),
-    ]
+    c.FeedbackExporter.extra_template_basedirs = [str(FORMGRADER_TEMPLATES), str(TEMPLATES)]
+    # formgrader's submission view (its own HTMLExporter, nbgrader's formgrade template): MathJax from the course's
+    # Jupyter server, not a CDN (templates/formgrade/mathjax.html.j2, found before nbconvert's macro of that name;
+    # formgrader's own setting of this list, its templates only, is replaced by this one, read after it)
+    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(FORMGRADER_TEMPLATES)]
 
 
 def _make_secret(root: str, **_hook) -> None:

@@ -48,7 +48,7 @@ RUN_BY = {
     r"^autograder kit\b": "tests/authoring/test_kit.py::test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built",
     r"^autograder tables\b": "tests/authoring/test_book.py::test_the_runner_prints_the_tables_and_writes_run_json",
     r"^(autograder|make) demo\b": "tests/commands/test_cli.py::test_the_demo_grades_its_sample_class_in_a_course_of_its_own",
-    r"^make (test|test-scale|venv)$": CI,
+    r"^make (test|test-scale|test-hub|venv)$": CI,
     r"^pytest\b": CI,
     r"^ruff (format|check)\b": CI,
     r"^pip install .*rnn_course_kit-.*\.whl": "tests/authoring/test_kit.py::test_alone_the_kit_self_checks_the_released_notebook",
@@ -62,6 +62,8 @@ RUN_BY = {
     "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
     r"^autograder lti push\b": "tests/lms/test_push.py::test_pushes_send_each_score_once_and_then_only_what_changed",
     r"^autograder lti key\b": "tests/lms/test_push.py::test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform_checks",
+    r"^autograder hub config\b": "tests/hub/test_config.py::test_the_printed_config_is_the_courses_hub",
+    r"^autograder hub demo\b": "tests/hub/test_hub.py::test_a_real_hub_keeps_each_role_to_its_own",
     r"^autograder regrade\b": "tests/term/test_term.py::test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly",
     r"^nbgrader validate\b": "tests/kit/test_student_path.py::test_nbgrader_validate_names_each_failing_check_with_its_reason",
     r"^nbgrader (release_assignment|fetch_assignment|submit|fetch_feedback)\b": (

@@ -98,7 +98,7 @@ FLOORS = (
     ("autograder.intake",),
     ("autograder.reporting",),
     ("autograder.lms",),
-    ("autograder.commands", "autograder.pipeline"),
+    ("autograder.commands", "autograder.hub", "autograder.pipeline"),
     ("autograder", "autograder.__main__"),
 )
 MOST_RUNNING_BACK_UP = 0

@@ -270,6 +270,26 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument(
             "--unsandboxed", action="store_true", help="grade even where this machine gives no sandbox for student code"
         )
+    hub = command(
+        "hub", "the course on a JupyterHub: its jupyterhub_config.py, or a demo hub on this host (docs/hub.md)"
+    )
+    hub_actions = hub.add_subparsers(dest="action", required=True, metavar="ACTION", help="config or demo")
+    hub_config = hub_actions.add_parser(
+        "config",
+        help="print a commented jupyterhub_config.py for this course",
+        description="print a commented jupyterhub_config.py for this course",
+        parents=[shared],
+    )
+    hub_config.add_argument("--student", action="append", default=[], help="a student's login name (repeatable)")
+    hub_config.add_argument("--ta", action="append", default=[], help="a TA's login name (repeatable)")
+    hub_demo = hub_actions.add_parser(
+        "demo",
+        help="as root: accounts for the sample class, a TA and the grader, and a real hub until Ctrl-C",
+        description="as root: accounts for the sample class, a TA and the grader, and a real hub until Ctrl-C",
+        parents=[shared],
+    )
+    for sub in (hub_config, hub_demo):
+        sub.add_argument("--port", type=int, default=8000, help="the hub's port on 127.0.0.1 (default 8000)")
     command("tables", "recompute the book's tables, print the state log, write run.json").add_argument(
         "--out", type=Path, default=None, help="where to write run.json (default: data/part-iii/run.json)"
     )
@@ -285,7 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         course = Course.at(args.root) if "root" in args else Course.find()
         settings = config.checked(course.root)
-        if args.command != "demo":  # the demo reads this course's settings alone, and checks the course it makes
+        demo = args.command == "demo" or (args.command == "hub" and args.action == "demo")
+        if not demo:  # a demo reads this course's settings alone, and checks the course it makes
             privacy.enter(course.root, settings)
         lang = course.language
     except (CourseNotFound, ValueError) as error:
@@ -298,6 +319,8 @@ def _run(args, root: Path) -> int:
     """One command of the course at `root`."""
     if args.command == "autograde":
         return _autograde(args, root)
+    if args.command == "hub":
+        return _hub(args, root)
     import nbformat  # noqa: F401 - before the assignments, which fill the heap with SymPy objects
 
     from ..authoring import kit
@@ -342,6 +365,16 @@ def _run(args, root: Path) -> int:
     elif args.command == "lti":
         return _lti(args, root)
     return 0
+
+
+def _hub(args, root: Path) -> int:
+    """hub config: the course's jupyterhub_config.py on stdout; hub demo: a real hub until Ctrl-C."""
+    from ..hub import config_file, demo, plan
+
+    if args.action == "config":
+        print(config_file.render(plan.for_course(root, args.student, args.ta, args.port)), end="")
+        return 0
+    return demo.run(root, args.port)
 
 
 def _similarity(args, root: Path) -> int:

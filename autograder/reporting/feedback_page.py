@@ -10,21 +10,29 @@
   scroll region that keyboard users reach, so that no table makes the page scroll sideways, and in
   the English edition each run of Chinese text marked as Chinese. It only inserts markup between
   what is there, so nothing the student wrote is re-parsed into markup.
+* `OfflineMath` (a preprocessor of the template, in its conf.json) and `has_math` (a filter): the
+  page is one file a student opens from disk or from the hub, offline too, so MathJax is inlined
+  into it (`MATHJAX`, only into a page that has math), and its Content-Security-Policy lets no
+  request leave it: no CDN learns who reads which feedback, and the formulas render without internet.
 """
 
 from __future__ import annotations
 
+import base64
+import functools
+import hashlib
 import html
 import re
 from html.parser import HTMLParser
 
-from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor, Preprocessor
 from nbgrader import utils
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import default
 
 from rnnkit.messages import language
 
+from ..coursedir.config import REPO_ROOT
 from ..coursedir.gradebook import CourseGradebook, awaiting_ta
 from ..labels import catalogue, label
 from .page_style import font_stack, mono_stack
@@ -36,6 +44,19 @@ _CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _CJK_RUN = re.compile(rf"[{_CJK}](?:[{_CJK}\s\d]*[{_CJK}])?")
 #: Elements whose content is not text of the page.
 _RAW = {"script", "style", "textarea", "title"}
+#: MathJax 3 (the npm package `mathjax`, pinned in package-lock.json, which `make venv` installs with
+#: `npm ci`): TeX to SVG in one file holding every TeX extension, so the page loads no other file
+#: (SVG output draws its glyphs as paths and needs no web font). About 2.2 MB in a page with math.
+MATHJAX = REPO_ROOT / "node_modules" / "mathjax" / "es5" / "tex-svg-full.js"
+#: MathJax's settings: nbconvert's delimiters and AMS equation numbers, one cache of glyphs for the
+#: page, no `\require` (it would load a file).
+MATHJAX_CONFIG = (
+    r"window.MathJax = {tex: {inlineMath: [['$', '$'], ['\\(', '\\)']], displayMath: [['$$', '$$'], ['\\[', '\\]']],"
+    r" processEscapes: true, processEnvironments: true, tags: 'ams', packages: {'[-]': ['require']}},"
+    r" svg: {fontCache: 'global'}};"
+)
+#: What starts math for MathJax with MATHJAX_CONFIG: a dollar sign, \( or \[, or an environment.
+_MATH = re.compile(r"\$|\\[(\[]|\\begin\{")
 
 
 class PageStyle(CSSHTMLHeaderPreprocessor):
@@ -50,6 +71,44 @@ class PageStyle(CSSHTMLHeaderPreprocessor):
         nb, resources = super().preprocess(nb, resources)
         resources["fonts"] = {"body": font_stack(), "code": mono_stack()}
         return nb, resources
+
+
+@functools.cache
+def mathjax() -> dict[str, str]:
+    """The page's MathJax as `resources["mathjax"]`: `config` and `script`, the texts of its two
+    inline scripts, and `policy`, the page's Content-Security-Policy: those two scripts run and no
+    other; styles inline; images and fonts only from data: URLs; nothing is fetched, framed or sent."""
+    try:
+        script = MATHJAX.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{MATHJAX}: MathJax for the feedback page is missing (make venv installs it with npm ci)"
+        ) from None
+    if re.search(r"</?script", script, re.IGNORECASE):  # it would end or open a script inside the inline one
+        raise ValueError(f"{MATHJAX}: a script tag in MathJax's text; it cannot be inlined")
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(text.encode()).digest()).decode()}'"
+        for text in (MATHJAX_CONFIG, script)
+    )
+    policy = (
+        f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:;"
+        " base-uri 'none'; form-action 'none'"
+    )
+    return {"config": MATHJAX_CONFIG, "script": script, "policy": policy}
+
+
+class OfflineMath(Preprocessor):
+    """`resources["mathjax"]` (see `mathjax`) for the template."""
+
+    def preprocess(self, nb, resources):
+        resources["mathjax"] = mathjax()
+        return nb, resources
+
+
+def has_math(text: str) -> bool:
+    """Whether MathJax, set as MATHJAX_CONFIG, may find math in `text` (the page's HTML): a page
+    without any gets no MathJax. A dollar sign in code or output counts too, at the cost of size only."""
+    return bool(_MATH.search(text))
 
 
 class AwaitingTA(NbGraderPreprocessor):

@@ -120,11 +120,12 @@ PLOTS = r"""() => [...document.querySelectorAll('div.output_png img, figure img'
     const box = img.closest('div.output, figure, .plot');
     return {alt: img.getAttribute('alt') || '', table: !!(box && box.querySelector('details table'))} })"""
 
-#: Elements that show a sign (no letter or digit) with no name a screen reader reads.
+#: Elements that show a sign (no letter or digit) with no name a screen reader reads; a sign in
+#: MathML (the math MathJax writes for screen readers beside the formula it draws) is read as math.
 UNNAMED_SIGNS = r"""() => [...document.querySelectorAll('body *')].filter(e =>
     e.children.length === 0 && e.textContent.trim() && !/[\p{L}\p{N}]/u.test(e.textContent)
     && /[\u2190-\u2bff\u2300-\u23ff\u2600-\u27bf]/u.test(e.textContent)
-    && !e.closest('[aria-label], [aria-hidden="true"]') && !e.closest('pre, code'))
+    && !e.closest('[aria-label], [aria-hidden="true"]') && !e.closest('pre, code, math'))
     .map(e => e.outerHTML.slice(0, 160))"""
 
 

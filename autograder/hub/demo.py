@@ -7,7 +7,7 @@ As root it makes the Linux accounts of the sample class, a TA and the grader acc
 (`demo-hub/hub/jupyterhub_config.py`), says `hub ready at http://127.0.0.1:PORT/` once the hub answers,
 and stays in the foreground until Ctrl-C or SIGTERM. Then it stops the hub, and with it every server,
 the formgrader service and the proxy; whatever of them is left is found by session and account and
-stopped too (`autograder.hub.processes`). The accounts stay, and it says how to remove them.
+stopped too (the room's `processes` module). The accounts stay, and it says how to remove them.
 
 The proxy and the students' environment are kept in `demo-hub/` between runs and made again only when
 what they hold changed; the course, the exchange, the accounts' homes and the hub's state are new on

@@ -157,22 +157,6 @@ def isolation(unsandboxed: bool = False) -> str:
     return isolation_in_force(jail.available(), unsandboxed, jail.refusal())
 
 
-def runner_ready(limits) -> None:
-    """Before the first submission of a class: a runner of its graders' zygote starts under
-    `limits` in the sandbox and runs a cell (`autograder.sandbox.session.preflight`); where it
-    cannot, SandboxUnavailable says why in one line, and nothing is graded."""
-    from rnnkit import messages
-
-    from ..grading.execute import SandboxUnavailable
-    from ..sandbox.session import preflight
-    from ..sandbox.zygote import RunnerBroken
-
-    try:
-        preflight(limits, messages.language())
-    except RunnerBroken as broken:
-        raise SandboxUnavailable(" ".join(f"{broken}; nothing was graded".split())) from None
-
-
 def preload() -> None:
     """What grading any of the package's assignments needs whatever the course (`worker.preload`),
     computed in this process: the warm process's (`autograder.commands.warm`)."""
@@ -243,9 +227,9 @@ def autograde(
     runner = runners.choose(len(jobs), workers or settings.WORKERS, dask)
     runner.start()
     line = isolation(unsandboxed)
-    runner_ready(
-        settings.limits
-    )  # SandboxUnavailable: a runner that cannot run student code stops the class before its first submission
+    from ..grading.execute import runner_ready
+
+    runner_ready(settings.limits)  # SandboxUnavailable: a broken runner stops the class before its first submission
     print(label("cli.sandbox", isolation=line), flush=True)
     prepare(root, [get(name) for name in sorted({name for name, _ in jobs})])
     outcomes: list[Outcome] = []

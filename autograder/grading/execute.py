@@ -31,8 +31,8 @@ from ..assignments import get
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
-from ..sandbox.session import Session
-from ..sandbox.zygote import zygote_channel
+from ..sandbox.session import Session, preflight
+from ..sandbox.zygote import RunnerBroken, zygote_channel
 from ..vocabulary.spec import SUMMARY
 from . import figures
 from .attempts import Attempt, read_secret
@@ -60,6 +60,17 @@ def isolation_in_force(found: str | None, unsandboxed: bool, refusal: str | None
     return found or "none (unsandboxed: rlimits and a session of its own only)"
 
 
+def runner_ready(limits, channel=None) -> None:
+    """Before the first submission graded through a zygote (`channel`, else the one this process's
+    graders are about to use): a runner of it starts under `limits` in the sandbox and runs a cell
+    (`autograder.sandbox.session.preflight`, once a zygote); where it cannot, SandboxUnavailable says
+    why in one line, and nothing is graded."""
+    try:
+        preflight(limits, messages.language(), channel)
+    except RunnerBroken as broken:
+        raise SandboxUnavailable(" ".join(f"{broken}; nothing was graded".split())) from None
+
+
 class TrustedExecute(NbGraderPreprocessor):
     """Run student cells in the sandbox and score grade cells in the grader, under the course's
     limits (`settings`); the runner speaks the language this grader speaks (the course language
@@ -84,6 +95,7 @@ class TrustedExecute(NbGraderPreprocessor):
         checks = _graded(spec)
         zygote = zygote_channel()
         self.log.info("sandbox: %s", isolation_in_force(zygote.verified(), self.unsandboxed, zygote.refusal))
+        runner_ready(self.settings.limits, zygote)  # formgrader and plain nbgrader too: a broken runner grades nothing
         folder = Course(Path(self.course_root)).source(spec.name)  # the data files, never what was handed in
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
         known = figures.load(self.course_root, spec.name) if self.course_root else None

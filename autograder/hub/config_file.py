@@ -36,7 +36,7 @@ def render(hub: Hub) -> str:
     """The complete `jupyterhub_config.py` of `hub`."""
     students = sorted(hub.students)
     tas = sorted(hub.tas)
-    staff_environment = {"PATH": f"{hub.staff_python.parent}:/usr/local/bin:/usr/bin:/bin", **hub.staff_environment}
+    staff_environment = {"PATH": f"{hub.staff_python.parent}:/usr/local/bin:/usr/bin:/bin"}
     students_bin = str(hub.students_env / "bin")
     moved = (
         f"# The course's own exchange lies inside its root, where a student who can write into it can point\n"

@@ -9,12 +9,13 @@ and stays in the foreground until Ctrl-C or SIGTERM. Then it stops the hub, and 
 the formgrader service and the proxy; whatever of them is left is found by session and account and
 stopped too (the room's `processes` module). The accounts stay, and it says how to remove them.
 
-The proxy and the students' environment are kept in `demo-hub/` between runs and made again only when
-what they hold changed; the course, the exchange, the accounts' homes and the hub's state are new on
-every run. Anyone but root gets one line saying why, and so does every missing piece."""
+The proxy and the students' and the staff's environments are kept in `demo-hub/` between runs and made
+again only when what they hold changed; the course, the exchange, the accounts' homes and the hub's
+state are new on every run. Anyone but root gets one line saying why, and so does every missing piece."""
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import pwd
 import shutil
@@ -34,6 +35,8 @@ from .plan import JUPYTERHUB, Hub, grader_account
 
 #: The demo's folder in the course root.
 FOLDER = "demo-hub"
+#: The assignment the demo's term makes late (`demo_term`).
+LATE_ASSIGNMENT = "ch11_rnn_state"
 #: Seconds the hub may take to answer.
 READY_TIMEOUT = 180.0
 NBGRADER_MAIN = (
@@ -56,7 +59,7 @@ def _check_reachable(folder: Path) -> None:
         )
 
 
-def _as(account: str, home: Path, python: Path, environment: dict[str, str]) -> list[str]:
+def _as(account: str, home: Path, python: Path) -> list[str]:
     """The start of a command run as `account` with a clean environment and the staff's Python first."""
     variables = {
         "HOME": str(home),
@@ -65,7 +68,6 @@ def _as(account: str, home: Path, python: Path, environment: dict[str, str]) -> 
         "LANG": "C.UTF-8",
         "PATH": f"{python.parent}:/usr/local/bin:/usr/bin:/bin",
         "AUTOGRADER_WARM": "0",
-        **environment,
     }
     return ["runuser", "-u", account, "--", "env", "-i", *(f"{k}={v}" for k, v in variables.items())]
 
@@ -77,12 +79,24 @@ def _grader_runs(prefix: list[str], course: Path, *command: str) -> None:
         raise environments.Unavailable(f"as the grader account, {' '.join(command[:4])} failed: {' | '.join(tail)}")
 
 
-def make_course(root: Path, folder: Path, exchange: Path, grader: str, python: Path, environment: dict) -> Path:
-    """The demo's course in `folder`, owned by `grader` (0700), every assignment released through
-    `exchange` by that account and the sample class on its roster."""
+def demo_term(today: dt.date) -> str:
+    """The demo course's term, added to its course_config.py: the first assignment was due at the start
+    of `today` (UTC), 10% a day late, so that a hand-in in the demo shows the term's rules."""
+    due = dt.datetime.combine(today, dt.time(0, 0), dt.timezone.utc).isoformat()
+    return (
+        f"\n# the hub demo's term: {LATE_ASSIGNMENT} was due at midnight (UTC) today, so a hand-in is late\n"
+        f'TERM = {{**TERM, {LATE_ASSIGNMENT!r}: {{"due": {due!r}, "late": {{"per_day": 0.1, "cap": 0.5}}}}}}\n'
+    )
+
+
+def make_course(root: Path, folder: Path, exchange: Path, grader: str, python: Path) -> Path:
+    """The demo's course in `folder`, owned by `grader` (0700), with the demo's term (`demo_term`), every
+    assignment released through `exchange` by that account and the sample class on its roster."""
     course = Course(root).start_course(folder).root
     with (course / "nbgrader_config.py").open("a", encoding="utf-8") as handle:
         handle.write(f"\n# the hub demo's exchange, outside the course root\nc.Exchange.root = {str(exchange)!r}\n")
+    with (course / "course_config.py").open("a", encoding="utf-8") as handle:
+        handle.write(demo_term(dt.datetime.now(dt.timezone.utc).date()))
     roster = course / "students.csv"
     roster.write_text("id\n" + "".join(f"{name}\n" for name in accounts.STUDENTS), encoding="utf-8")
     entry = pwd.getpwnam(grader)
@@ -93,7 +107,7 @@ def make_course(root: Path, folder: Path, exchange: Path, grader: str, python: P
     settings.write_text(f"c = get_config()  # noqa: F821\nc.CourseDirectory.root = {str(course)!r}\n", encoding="utf-8")
     for path in (settings.parent, settings):
         os.chown(path, entry.pw_uid, entry.pw_gid)
-    prefix = _as(grader, Path(entry.pw_dir), python, environment)
+    prefix = _as(grader, Path(entry.pw_dir), python)
     _grader_runs(prefix, course, str(python), "-m", "autograder", "--root", str(course), "release")
     for name in Course(course).assignments:
         _grader_runs(prefix, course, str(python), "-c", NBGRADER_MAIN, "release_assignment", name)
@@ -170,15 +184,15 @@ def _run(root: Path, port: int, say) -> int:
         f"their passwords in {table} (root's alone)"
     )
     proxy_command = proxy.install(folder / "proxy", say)
-    wheel = kit.build(state / "kit", root)
     exchange = folder / "exchange"
     shutil.rmtree(exchange, ignore_errors=True)
     exchange.mkdir()
     exchange.chmod(0o1777)  # as nbgrader wants it: each hands in, nobody renames another's folder
-    students_bin = environments.students_env(folder / "students-env", wheel, settings.COURSE_ID, exchange, say)
-    staff, staff_environment = environments.staff_python(folder / "staff-env", grader)
+    staff = environments.staff_python(folder / "staff-env", grader, kit.build(state / "staff-kit", root), say)
     say(f"hub: releasing {', '.join(settings.ASSIGNMENTS)} as {grader} through the exchange {exchange} ...")
-    course = make_course(root, folder / "course", exchange, grader, staff, staff_environment)
+    course = make_course(root, folder / "course", exchange, grader, staff)
+    wheel = kit.build(state / "kit", course)  # the demo course's kit: its due dates
+    students_bin = environments.students_env(folder / "students-env", wheel, settings.COURSE_ID, exchange, say)
 
     hub = Hub(
         course_id=settings.COURSE_ID,
@@ -188,7 +202,6 @@ def _run(root: Path, port: int, say) -> int:
         tas=(accounts.TA,),
         students_env=students_bin.parent,
         staff_python=staff,
-        staff_environment=staff_environment,
         proxy=(str(proxy_command),),
         state=state,
         port=port,

@@ -6,10 +6,11 @@ its formgrader, course list and create-assignment turned off there) and the cour
 `etc/jupyter/nbgrader_config.py` naming the course id and the exchange. It is made from a Python every
 account can run, and made again only when what it holds changed (`STAMP`).
 
-The staff's Python is the instructor's environment, run by the grader account: the instructor's own
-interpreter where that account can run it, else a venv made from a system Python of the same version
-over the instructor's site-packages (a venv's `python` links to the Python it was made from, and one in
-a 0700 home such as pyenv's under /root can be run by root alone), open to the grader's group alone."""
+The staff's Python, run by the grader account, is the instructor's own where that account can run it,
+else a venv of its own made for a system Python (a venv's `python` links to the Python it was made
+from, and one in a 0700 home such as pyenv's under /root can be run by root alone) with the course
+package linked to the checkout, open to the grader's group alone. Both are made again only when what
+they hold changed (`STAMP`)."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ import shutil
 import stat
 import subprocess
 import sys
-import sysconfig
 import zipfile
 from pathlib import Path
 
@@ -55,7 +55,9 @@ STAFF_LAB_EXTENSIONS = (
     "@jupyter/nbgrader:course-list",
     "@jupyter/nbgrader:create-assignment",
 )
-#: What the students' environment was made from, beside it.
+#: JupyterLab's plugins that reach the internet (its news), off in the students' environment.
+ONLINE_LAB_PLUGINS = ("@jupyterlab/apputils-extension:announcements",)
+#: What an environment was made from, beside it.
 STAMP = ".students-env.json"
 
 STUDENT_CONFIG = """\
@@ -120,43 +122,58 @@ def _run(command: list[str], doing: str, **kwargs) -> None:
         raise Unavailable(f"{doing} failed: {tail[0]}")
 
 
-def students_env(folder: Path, wheel: Path, course_id: str, exchange: Path, say=print) -> Path:
-    """The students' environment in `folder` with the kit `wheel`, made (saying so) unless the one
-    there holds the same; its bin folder."""
-    python = system_python()
-    record = {
-        "python": str(python),
-        "packages": list(PACKAGES),
-        "pins": pins(),
-        "kit": _digest(wheel),
-        "course_id": course_id,
-        "exchange": str(exchange),
-    }
+def _current(folder: Path, record: dict) -> bool:
+    """Whether the venv in `folder` was made from `record` (its `STAMP`)."""
     stamp = folder / STAMP
-    if stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) == record:
-        return folder / "bin"
-    say(
-        f"hub: making the students' environment in {folder} from {python}: jupyterlab, jupyterhub {JUPYTERHUB} "
-        f"(singleuser), nbgrader and the kit {wheel.name} (pip; a minute or two the first time) ..."
-    )
+    return stamp.is_file() and json.loads(stamp.read_text(encoding="utf-8")) == record
+
+
+def _made(folder: Path, record: dict, install: list[str], say, what: str) -> Path:
+    """A new venv in `folder` of `record["python"]` with `install` (pip arguments, the lock's `pins` as
+    constraints), saying `what` it makes; its bin folder. The caller finishes it and then writes its
+    `STAMP` (`_stamp`)."""
+    say(f"hub: making {what} in {folder} from {record['python']} (pip; a minute or two the first time) ...")
     shutil.rmtree(folder, ignore_errors=True)
-    _run([str(python), "-m", "venv", str(folder)], "making the students' venv")
+    _run([record["python"], "-m", "venv", str(folder)], f"making {what}")
     bin_ = folder / "bin"
     constraints = folder / "constraints.txt"
     constraints.write_text("".join(f"{pin}\n" for pin in record["pins"]), encoding="utf-8")
     constraints.chmod(0o644)
     quiet = ["--quiet", "--disable-pip-version-check", "--no-input"]
     _run([str(bin_ / "python"), "-m", "pip", "install", *quiet, "--upgrade", "pip"], "upgrading pip there")
-    _run(
-        [str(bin_ / "python"), "-m", "pip", "install", *quiet, "-c", str(constraints), *PACKAGES, str(wheel)],
-        "installing jupyterlab, jupyterhub, nbgrader and the kit there",
-    )
+    _run([str(bin_ / "python"), "-m", "pip", "install", *quiet, "-c", str(constraints), *install], f"installing {what}")
+    return bin_
+
+
+def _stamp(folder: Path, record: dict) -> None:
+    """Say what the venv in `folder` was made from, once it is whole."""
+    stamp = folder / STAMP
+    stamp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+    stamp.chmod(0o644)
+
+
+def students_env(folder: Path, wheel: Path, course_id: str, exchange: Path, say=print) -> Path:
+    """The students' environment in `folder` with the kit `wheel`, made (saying so) unless the one
+    there holds the same; its bin folder."""
+    record = {
+        "python": str(system_python()),
+        "packages": list(PACKAGES),
+        "off": [*STAFF_SERVER_EXTENSIONS, *STAFF_LAB_EXTENSIONS, *ONLINE_LAB_PLUGINS],
+        "pins": pins(),
+        "kit": _digest(wheel),
+        "course_id": course_id,
+        "exchange": str(exchange),
+    }
+    if _current(folder, record):
+        return folder / "bin"
+    what = f"the students' environment (jupyterlab, jupyterhub {JUPYTERHUB} singleuser, nbgrader, the kit {wheel.name})"
+    bin_ = _made(folder, record, [*PACKAGES, str(wheel)], say, what)
     for extension in STAFF_SERVER_EXTENSIONS:
         _run(
             [str(bin_ / "jupyter"), "server", "extension", "disable", "--sys-prefix", extension],
             f"turning {extension} off",
         )
-    for extension in STAFF_LAB_EXTENSIONS:
+    for extension in (*STAFF_LAB_EXTENSIONS, *ONLINE_LAB_PLUGINS):
         _run(
             [str(bin_ / "jupyter"), "labextension", "disable", "--level=sys_prefix", extension],
             f"turning {extension} off",
@@ -165,8 +182,7 @@ def students_env(folder: Path, wheel: Path, course_id: str, exchange: Path, say=
     settings.parent.mkdir(parents=True, exist_ok=True)
     settings.write_text(STUDENT_CONFIG.format(course_id=course_id, exchange=str(exchange)), encoding="utf-8")
     settings.chmod(0o644)
-    stamp.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    stamp.chmod(0o644)
+    _stamp(folder, record)
     return bin_
 
 
@@ -177,60 +193,43 @@ def runs_as(account: str, python: Path, code: str) -> bool:
 
 
 #: What the staff's Python must import.
-STAFF_IMPORTS = "import autograder, nbgrader, jupyterhub, rnnkit"
+STAFF_IMPORTS = "import autograder, nbgrader, jupyterhub, jupyter_server_mathjax, rnnkit"
+#: What the staff's environment is installed from, besides the course package (linked) and the kit.
+STAFF_PACKAGES = (f"jupyterhub=={JUPYTERHUB}", "jupyter_server_mathjax")
 
 
-def staff_python(folder: Path, account: str) -> tuple[Path, dict[str, str]]:
-    """The instructor's Python as `account` runs it, and the environment its Jupyter needs to find
-    JupyterLab and the extensions of the instructor's environment where it is a venv in `folder`."""
+def staff_python(folder: Path, account: str, wheel: Path, say=print) -> Path:
+    """The Python the grader `account` runs: the instructor's own where that account can run it, else
+    a venv in `folder` of a system Python every account can run, made for that Python by pip (the
+    instructor's packages are built for the instructor's interpreter: a site-packages lent to another
+    patch release can hold packages that refuse it) with the course package linked to this checkout
+    (never copied: the sandbox must not show it), the kit `wheel`, JupyterHub and the lock's pins,
+    open to the grader's group alone."""
     own = Path(sys.prefix) / "bin" / "python"
     if runs_as(account, own, STAFF_IMPORTS):
-        return own, {}
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    system = next((Path(p) for p in (f"/usr/bin/{version}", f"/usr/local/bin/{version}") if open_to_all(Path(p))), None)
-    if system is None:
-        raise Unavailable(
-            f"{account} cannot run {os.path.realpath(own)} (a folder above it is closed to others) and there is no "
-            f"system {version} to make a staff venv from: make the course venv from a Python outside a 0700 home"
+        return own
+    record = {
+        "python": str(system_python()),
+        "packages": list(STAFF_PACKAGES),
+        "pins": pins(),
+        "kit": _digest(wheel),
+        "course_package": str(config.REPO_ROOT),
+    }
+    made = not _current(folder, record)
+    if made:
+        _made(
+            folder, record, ["-e", str(config.REPO_ROOT), *STAFF_PACKAGES, str(wheel)], say, "the staff's environment"
         )
-    shutil.rmtree(folder, ignore_errors=True)
-    _run([str(system), "-m", "venv", "--without-pip", str(folder)], "making the staff venv")
-    site = Path(sysconfig.get_paths()["purelib"])
-    link = folder / "lib" / version / "site-packages" / "instructor-venv.pth"
-    link.write_text(f"import site; site.addsitedir({str(site)!r})\n", encoding="utf-8")
-    link.chmod(0o644)
-    _scripts(Path(sys.prefix) / "bin", folder / "bin")
-    gid = _gid(account)
-    for path in [folder, *folder.rglob("*")]:
-        os.chown(path, 0, gid, follow_symlinks=False)
-    folder.chmod(0o750)  # the grader's group alone: it reaches the instructor package
+    os.chown(folder, 0, _gid(account))  # the grader's group alone (of this run: the accounts are made anew)
+    folder.chmod(0o750)
     python = folder / "bin" / "python"
     if not runs_as(account, python, STAFF_IMPORTS):
         raise Unavailable(
-            f"{account} cannot import the course package through {python}: the instructor's venv "
-            f"{sys.prefix} must be readable by it"
+            f"{account} cannot import the course package through {python}: {config.REPO_ROOT} must be readable by it"
         )
-    prefix = Path(sys.prefix)
-    return python, {
-        "JUPYTER_PATH": str(prefix / "share" / "jupyter"),
-        "JUPYTER_CONFIG_PATH": str(prefix / "etc" / "jupyter"),
-        "JUPYTERLAB_DIR": str(prefix / "share" / "jupyter" / "lab"),
-    }
-
-
-def _scripts(source: Path, target: Path) -> None:
-    """The console scripts of the venv `source` (nbgrader, jupyter, alembic, which nbgrader runs for
-    a new gradebook...) in the venv `target`, each starting its own Python instead."""
-    python = target / "python"
-    for script in sorted(source.iterdir()):
-        if (target / script.name).exists() or not script.is_file() or script.is_symlink():
-            continue
-        with script.open("rb") as handle:
-            first = handle.readline()
-        if not first.startswith(f"#!{source}/python".encode()):
-            continue
-        (target / script.name).write_bytes(f"#!{python}\n".encode() + script.read_bytes()[len(first) :])
-        (target / script.name).chmod(0o755)
+    if made:
+        _stamp(folder, record)
+    return python
 
 
 def _gid(account: str) -> int:

@@ -6,7 +6,7 @@ with its own folder's; `autograder.hub.config_file` writes either as a `jupyterh
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from traitlets.config.loader import PyFileConfigLoader
@@ -53,8 +53,6 @@ class Hub:
     students_env: Path
     #: the Python of the instructor's environment (the course package), run by the grader account
     staff_python: Path
-    #: extra environment of the staff's processes (where their Jupyter finds lab and its extensions)
-    staff_environment: dict[str, str] = field(default_factory=dict)
     proxy: tuple[str, ...] = ("configurable-http-proxy",)
     state: Path = STATE
     ip: str = "127.0.0.1"

@@ -23,7 +23,7 @@ from rnnkit.checking import StudentFailure
 from rnnkit.jail.limits import Limits
 
 from .replies import RUNNER_ALLOWANCE, bounded, call_result, figures_drawn, note_output, notebook_output, output_size
-from .zygote import Runner, RunnerBroken, RunnerDied, at_hand, zygote_channel
+from .zygote import Channel, Runner, RunnerBroken, RunnerDied, at_hand, zygote_channel
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
 GRACE = 2.0
@@ -235,13 +235,16 @@ class Session:
         self.close()
 
 
-def preflight(limits: Limits, language: str) -> None:
-    """Before a class is graded: a runner of the zygote its graders will use (`at_hand`) starts under
+def preflight(limits: Limits, language: str, channel: Channel | None = None) -> None:
+    """Before a class is graded: a runner of the zygote its graders will use (`channel`, else `at_hand`) starts under
     `limits` in the isolation this machine gives and runs a cell, or RunnerBroken says what stops
     it (the zygote did not start or lacks the sandbox or budgets, a runner cannot start, or a cell
-    cannot run: a package the cells need that the runner cannot import)."""
-    channel = at_hand()
+    cannot run: a package the cells need that the runner cannot import). A runner of the same zygote
+    runs its cell once (`Channel.ran_cell`)."""
+    channel = channel or at_hand()
     channel.verified()
+    if (repr(limits), language) in channel.ran_cell:
+        return
     workdir = Path(tempfile.mkdtemp(prefix="preflight-", dir=channel.scratch))
     runner = None
     try:
@@ -262,6 +265,7 @@ def preflight(limits: Limits, language: str) -> None:
     ]
     if errors:
         raise RunnerBroken(f"a sandboxed runner cannot run a cell: {errors[0].get('ename')}: {errors[0].get('evalue')}")
+    channel.ran_cell.add((repr(limits), language))
 
 
 def remove_tree(path: Path) -> None:

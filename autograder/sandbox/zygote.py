@@ -45,23 +45,38 @@ class RunnerBroken(BaseException):
     failure (a crash, a check that cannot finish) takes it for one."""
 
 
+#: The names of the folders Python's `site` adds to `sys.path` for installed packages.
+SITE_FOLDERS = ("site-packages", "dist-packages")
+
+
 def _readonly_paths() -> list[str]:
     """What the runner sees of this machine besides the system: the Python installation, the
-    virtual environment and the installed kit, at the paths this interpreter uses (the jail follows
-    a link to the real folder). The instructor package must not be among them."""
+    virtual environment, every site folder on `sys.path` outside them (a venv over another's
+    site-packages, as the hub's staff Python is) and the installed kit, at the paths this interpreter
+    uses (the jail follows a link to the real folder). The instructor package must not be among them."""
     paths = {os.path.abspath(sys.base_prefix), os.path.abspath(sys.prefix)}
+    prefixes = {os.path.realpath(path) for path in paths}
+    for entry in sys.path:
+        site = Path(entry)
+        if site.name in SITE_FOLDERS and site.is_dir() and not _inside(os.path.realpath(site), prefixes):
+            paths.add(os.path.abspath(site))
     real = {os.path.realpath(path) for path in paths}
     kit = Path(rnnkit.__file__).parent
-    if not any(os.path.realpath(kit).startswith(p + os.sep) for p in real):
+    if not _inside(os.path.realpath(kit), real):
         paths.add(os.path.abspath(kit))
         real.add(os.path.realpath(kit))
     private = os.path.realpath(Path(__file__).parent.parent)
-    if any(private.startswith(p + os.sep) for p in real):
+    if _inside(private, real):
         raise RuntimeError(
             f"the instructor package is installed at {private}, inside what the sandbox shows student code; "
             "install it editable (pip install -e .) from the course repository instead"
         )
     return sorted(paths)
+
+
+def _inside(path: str, folders: set[str]) -> bool:
+    """Whether `path` (real) is below one of `folders` (real)."""
+    return any(path.startswith(folder + os.sep) for folder in folders)
 
 
 def _font_lists() -> Path:
@@ -179,6 +194,7 @@ class Channel:
         self.control.settimeout(120)
         self._hello: dict | None = None
         self._verified = False  # `verified`
+        self.ran_cell: set[tuple[str, str]] = set()  # (limits, language) a runner of it ran a cell under (preflight)
 
     @property
     def scratch(self) -> Path:

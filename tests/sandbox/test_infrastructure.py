@@ -14,6 +14,8 @@ import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
+import tempfile
 import time
 from pathlib import Path
 
@@ -108,11 +110,42 @@ def test_a_course_whose_venv_is_a_link_grades_the_reference_to_full_marks(course
     assert points.auto == points.auto_max > 0, done.stdout
 
 
-def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_grade(course, tmp_path):
-    """An environment whose runner cannot import IPython.core.logger (its sitecustomize refuses it
-    to pid 1 of a pid namespace, the runner's cell process, and to nothing else): one line naming
-    the module, a non-zero exit, no grade and no student in the gradebook (every cell failed and
-    the reference earned 0 before, exit 0)."""
+@pytest.fixture
+def outside_tmp():
+    """A folder of the test's own outside /tmp (the sandbox gives the runner a /tmp of its own), open
+    to the runner's uid (as root, an unprivileged one)."""
+    folder = Path(tempfile.mkdtemp(prefix="autograder-test-", dir="/var/tmp"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_venv_over_another_environments_site_packages_grades_the_reference_to_full_marks(course, outside_tmp):
+    """A venv of the system Python whose `.pth` adds the course environment's site-packages (the hub's
+    staff Python, `autograder.hub.environments.staff_python`): the runner sees that folder too (its
+    cells failed with "No module named IPython.core.logger" before, when formgrader graded them)."""
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    system = Path("/usr/bin") / version
+    if not system.is_file():
+        pytest.skip(f"no system {version} to make a venv from")
+    venv = outside_tmp / "staff-env"
+    subprocess.run(
+        [str(system), "-m", "venv", "--without-pip", str(venv)], check=True, umask=0o022
+    )  # the runner reads it
+    site = Path(sysconfig.get_paths()["purelib"])
+    link = venv / "lib" / version / "site-packages" / "course-env.pth"
+    link.write_text(f"import site; site.addsitedir({str(site)!r})\n")
+    link.chmod(0o644)
+    done = _autograde(course, venv / "bin" / "python")
+    assert done.returncode == 0, done.stderr[-3000:]
+    points = classdata.points(classdata.collect(course))[(A, "reference")]
+    assert points.auto == points.auto_max > 0, done.stdout
+
+
+def _refusing_venv(folder: Path) -> Path:
+    """A copy of the course environment whose runner cannot import IPython.core.logger (its
+    sitecustomize refuses it to pid 1 of a pid namespace, the runner's cell process, and to nothing
+    else); its python."""
 
     def link_or_copy(source: str, target: str) -> None:
         try:
@@ -120,9 +153,7 @@ def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_
         except OSError:  # another file system
             shutil.copy2(source, target)
 
-    venv = Path(
-        shutil.copytree(Path(sys.prefix).resolve(), tmp_path / "venv", symlinks=True, copy_function=link_or_copy)
-    )
+    venv = Path(shutil.copytree(Path(sys.prefix).resolve(), folder, symlinks=True, copy_function=link_or_copy))
     site = next(venv.glob("lib/python3*/site-packages"))
     (site / "sitecustomize.py").write_text(
         "import os, sys\n\n\n"
@@ -132,13 +163,40 @@ def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_
         "            raise ModuleNotFoundError(f'No module named {name!r}', name=name)\n\n\n"
         "sys.meta_path.insert(0, Refused())\n"
     )
-    done = _autograde(course, venv / "bin" / "python")
+    return venv / "bin" / "python"
+
+
+BROKEN = "a sandboxed runner cannot run a cell: ModuleNotFoundError: No module named 'IPython.core.logger'; nothing was graded"
+
+
+def test_a_runner_that_cannot_import_what_cells_need_stops_the_class_before_any_grade(course, tmp_path):
+    """An environment whose runner cannot import a module its cells need: one line naming the module,
+    a non-zero exit, no grade and no student in the gradebook (every cell failed and the reference
+    earned 0 before, exit 0)."""
+    done = _autograde(course, _refusing_venv(tmp_path / "venv"))
     assert done.returncode != 0 and _lines(done.stdout) == []
-    assert _lines(done.stderr) == [
-        "a sandboxed runner cannot run a cell: ModuleNotFoundError: No module named "
-        "'IPython.core.logger'; nothing was graded"
-    ]
+    assert _lines(done.stderr) == [BROKEN]
     assert _nothing_graded(course)
+
+
+def test_a_broken_runner_grades_nothing_through_plain_nbgrader_either(course, tmp_path):
+    """The same environment through `nbgrader autograde` (as formgrader's autograde button runs it, in
+    the hub's formgrader service): nbgrader fails the submission with the line, exits non-zero, and
+    no score is written and no autograded notebook left (the reference earned 0 there before)."""
+    python = _refusing_venv(tmp_path / "venv")
+    done = subprocess.run(
+        [str(python), "-m", "nbgrader", "autograde", A, "--student", "reference"],
+        cwd=course,
+        env=nbgrader_env() | {"AUTOGRADER_WARM": "0"},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode != 0 and BROKEN in done.stderr, done.stderr[-3000:]
+    settings = config.load(course)
+    with Gradebook(config.database_url(course, settings), settings.COURSE_ID) as gradebook:
+        scores = [grade.auto_score for grade in gradebook.find_submission(A, "reference").notebooks[0].grades]
+    assert scores and all(score is None for score in scores), scores
+    assert not list((course / "autograded").rglob("*.ipynb"))
 
 
 @pytest.mark.skipif(

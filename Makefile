@@ -37,7 +37,7 @@ test-scale: $(STAMP)
 	$(BIN)/python -m pytest -q -m scale tests/test_scale.py  # a class of a few hundred: one by one, pool and Dask agree
 
 test-hub: $(STAMP)
-	$(BIN)/python -m pytest -q -m hub tests/hub/test_hub.py  # a real JupyterHub as root: accounts, roles, nothing left running
+	$(BIN)/python -m pytest -q -m hub tests/hub  # a real JupyterHub as root: accounts, roles, the whole cycle in Chromium, nothing left running
 
 clean:
 	rm -rf $(VENV) node_modules demo-course .pytest_cache

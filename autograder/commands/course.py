@@ -20,7 +20,7 @@ from tqdm import tqdm
 from ..assignments import ALL, get
 from ..authoring import build
 from ..coursedir import config
-from ..coursedir.graded import grader_version, is_graded
+from ..coursedir.graded import graded_by_another, grader_version, is_graded
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..grading import attempts, figures, runners, worker
@@ -187,11 +187,14 @@ def autograde(
     dask: str | None = None,
     unsandboxed: bool = False,
     redo: bool = False,
+    regrading: bool = False,
     stop: threading.Event | None = None,
 ) -> list[Outcome]:
     """Autograde the submissions of the given assignments that are not graded yet as they stand
     (`coursedir.graded.is_graded`: the same bytes, by the same grader), or every one with `redo`; a
-    line says how many were skipped.
+    line says how many were skipped. A submission graded by another version of the grader is left as
+    it is, with a line saying how many and how to regrade them (only a recorded regrade moves a grade:
+    `autograder.commands.regrade`, which passes `regrading`).
 
     Runs on `workers` local processes (course_config.WORKERS by default), or on a Dask cluster
     when `dask` is "local" (a LocalCluster) or a scheduler address: a tcp:// one is refused on a shared
@@ -216,8 +219,16 @@ def autograde(
     Ledger(
         config.database_url(root, settings), settings.COURSE_ID
     )  # its tables made here, not raced for by the workers
+    versions = {name: grader_version(settings, [name]) for name in {name for name, _ in jobs}}
+    if not regrading:
+        stale = [(name, student) for name, student in jobs if graded_by_another(course, name, student, versions[name])]
+        if stale:
+            names_ = sorted({name for name, _ in stale})
+            print(label("cli.stale", count=len(stale), assignments=", ".join(names_), first=names_[0]), flush=True)
+            jobs = [job for job in jobs if job not in stale]
+            if not jobs:
+                return []
     if not redo:
-        versions = {name: grader_version(settings, [name]) for name in {name for name, _ in jobs}}
         left = [(name, student) for name, student in jobs if not is_graded(course, name, student, versions[name])]
         if len(left) < len(jobs):
             print(label("cli.skipped", skipped=len(jobs) - len(left), total=len(jobs)), flush=True)

@@ -79,6 +79,12 @@ def _scratch(course: Course, names: list[str], keys: list[history.Key], folder: 
     return scratch
 
 
+def _grade_again(root: Path, names: list[str], keys: list[history.Key], workers: int | None) -> None:
+    """Grade the submissions `keys` of `names` in the course at `root` again, whatever graded them before."""
+    students = sorted({student for _, student in keys}) or None
+    operations.autograde(root, names, students=students, workers=workers, redo=True, regrading=True)
+
+
 def preview(
     root: Path, names: list[str], students: list[str] | None = None, workers: int | None = None
 ) -> list[history.Change]:
@@ -88,9 +94,7 @@ def preview(
     before = _snapshot(course, keys)
     with tempfile.TemporaryDirectory(prefix="regrade-preview-") as folder:
         scratch = _scratch(course, names, keys, Path(folder) / "course")
-        operations.autograde(
-            scratch.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True
-        )
+        _grade_again(scratch.root, names, keys, workers)
         after = _snapshot(scratch, keys)
     return history.changes(before, after)
 
@@ -113,9 +117,7 @@ def apply(
             if (record := graded_record(course.autograded(student, name))).is_file():
                 (kept / student).mkdir(parents=True, exist_ok=True)
                 shutil.copy2(record, kept / student / record.name)
-        operations.autograde(
-            course.root, names, students=sorted({s for _, s in keys}) or None, workers=workers, redo=True
-        )
+        _grade_again(course.root, names, keys, workers)
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
         raise

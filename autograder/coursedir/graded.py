@@ -77,6 +77,15 @@ def stopped(course, assignment: str, student: str) -> bool:
     return (dest.parent / f".{dest.name}.earlier").exists()
 
 
+def graded_by_another(course, assignment: str, student: str, grader: str) -> bool:
+    """Whether the submission `submitted/<student>/<assignment>` of `course` was graded whole, as it is
+    now, by a grader of another version than `grader` (a check or a setting edited since): grading
+    it again would move its grade, which only a recorded regrade may do."""
+    dest = course.autograded(student, assignment)
+    record = GradedRecord.read(graded_record(dest))
+    return record is not None and record.grader != grader and is_graded(course, assignment, student, record.grader)
+
+
 def is_graded(course, assignment: str, student: str, grader: str) -> bool:
     """Whether the submission `submitted/<student>/<assignment>` of `course` (a `layout.Course`) was
     graded whole, as it is now, by the grader of version `grader`: its record names the digest of

@@ -80,6 +80,15 @@ ATTEMPT_SCORES = Table(
     Column("max", Float, nullable=False),
     Column("penalty", Float, nullable=False),
 )
+ANSWERS = Table(
+    "course_answers",  # what each attempt answered in a cell a TA grades (a written answer), by digest
+    METADATA,
+    Column("assignment", String(128), primary_key=True),
+    Column("student", String(128), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("cell", String(128), primary_key=True),
+    Column("digest", String(64), nullable=False),  # sha256 of the cell's source
+)
 GRADING_CREATED = Table(
     "course_grading_created",
     METADATA,
@@ -90,7 +99,7 @@ HISTORY = Table(
     METADATA,
     Column("id", Integer, primary_key=True, autoincrement=True),
     Column("at", String(40), nullable=False),
-    Column("action", String(16), nullable=False),  # regrade, extend, revert
+    Column("action", String(16), nullable=False),  # regrade, extend, revert, answer
     Column("reason", Text, nullable=False),
     Column("grader", String(64), nullable=False),  # digest of the assignments' specs
     Column("changes", Text, nullable=False),  # JSON list of `autograder.term.history.Change`
@@ -389,6 +398,36 @@ class Ledger:
                 )
             )
             return {row.attempt: (row.raw, row.max, row.penalty) for row in rows}
+
+    # the answers a TA grades
+
+    def record_answers(self, assignment: str, student: str, attempt: int, digests: dict[str, str]) -> None:
+        """What `attempt` answered in each cell a TA grades (cell -> sha256 of its source)."""
+        with self.engine.begin() as connection:
+            for cell, value in digests.items():
+                key = and_(
+                    ANSWERS.c.assignment == assignment,
+                    ANSWERS.c.student == student,
+                    ANSWERS.c.attempt == attempt,
+                    ANSWERS.c.cell == cell,
+                )
+                connection.execute(ANSWERS.delete().where(key))
+                connection.execute(
+                    insert(ANSWERS).values(
+                        assignment=assignment, student=student, attempt=attempt, cell=cell, digest=value
+                    )
+                )
+
+    def answers(self, assignment: str, student: str) -> dict[int, dict[str, str]]:
+        """attempt -> {cell: digest} of what each attempt answered in the cells a TA grades."""
+        found: dict[int, dict[str, str]] = {}
+        with self.engine.connect() as connection:
+            rows = connection.execute(
+                select(ANSWERS).where(and_(ANSWERS.c.assignment == assignment, ANSWERS.c.student == student))
+            )
+            for row in rows:
+                found.setdefault(row.attempt, {})[row.cell] = row.digest
+        return found
 
     # students grading created
 

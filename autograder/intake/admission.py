@@ -203,7 +203,13 @@ class AdmittedAutograde(Autograde):
         receipt = self._receipt = ledger.receive(
             assignment_id, student_id, folder, source="submitted", claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES)
         )
-        allowed = policy.rules(config.load(self.coursedir.root), assignment_id).attempts
+        rules = policy.rules(config.load(self.coursedir.root), assignment_id)
+        extension = ledger.extensions().get((assignment_id, student_id))
+        closes = rules.closes_for(extension.until if extension else None)
+        if closes is not None and ledger.first_received(receipt) > closes:
+            shown = f"{closes.astimezone(rules.zone):%Y-%m-%d %H:%M} ({rules.zone})"
+            raise Refused([label("admission.after_close", assignment=assignment_id, closes=shown)])
+        allowed = rules.attempts
         if allowed is not None and receipt.attempt > allowed:
             raise Refused(
                 [

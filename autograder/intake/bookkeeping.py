@@ -10,6 +10,7 @@ plugin). `autograder.pipeline` puts them in place of nbgrader's in both autograd
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 from nbgrader import preprocessors, utils
@@ -17,9 +18,12 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Instance
 
 from ..coursedir.gradebook import CourseGradebook
+from ..coursedir.graded import grader_version
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
-from ..term import penalties
+from ..labels import label
+from ..term import history, penalties
+from ..term.notes import points
 
 
 class OverwriteKernelspec(preprocessors.OverwriteKernelspec):
@@ -57,7 +61,13 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
     `CourseGradebook` (its per-cell `find_grade` and `find_comment` answered from one read of the
     submission's grades and comments), committed once for the notebook instead of once per cell
     (nbgrader's commit after every grade and comment also expired, and so re-read, every row).
-    A regrade of an attempt already graded keeps a TA's manual grades as the TA left them."""
+
+    A TA's grade belongs to the answer it graded: a regrade of an attempt already graded keeps a
+    TA's manual grades as the TA left them; a new attempt keeps the TA's grade of a written answer
+    (a cell that is a solution and a grade) whose source is byte for byte the one the attempt before
+    it handed in, and else sets the grade and its comment aside, the cell awaiting a TA (counted 0).
+    Each attempt's answers are kept by digest (`Ledger.record_answers`), and what was kept or set
+    aside is a history entry (`answer`) that names the grade and the comment."""
 
     settings = Instance(Settings, kw={}, help="The course's settings (course_config.py).").tag(config=True)
 
@@ -68,22 +78,72 @@ class SaveAutoGrades(preprocessors.SaveAutoGrades):
         self.db_url = resources["nbgrader"]["db_url"]
         ledger = Ledger(self.db_url, self.settings.COURSE_ID)
         receipts = ledger.receipts(self.assignment_id, self.student_id)
-        self.regrade = bool(receipts) and receipts[-1].attempt in ledger.scores(self.assignment_id, self.student_id)
+        self.attempt = receipts[-1].attempt if receipts else None
+        self.regrade = self.attempt is not None and self.attempt in ledger.scores(self.assignment_id, self.student_id)
+        answers = ledger.answers(self.assignment_id, self.student_id)
+        earlier = [n for n in answers if self.attempt is None or n < self.attempt]
+        self.graded = max(earlier) if earlier else None  # the attempt whose answers a TA may have graded
+        self.graded_answers = answers[self.graded] if earlier else {}
+        self.answered: dict[str, str] = {}
+        self.moves: list[tuple[str, float, float, str]] = []  # (cell, before, after, what the history says)
         with CourseGradebook(self.db_url) as self.gradebook:
             nb, resources = NbGraderPreprocessor.preprocess(self, nb, resources)
             self.gradebook.db.commit()
+        if self.attempt is not None:
+            ledger.record_answers(self.assignment_id, self.student_id, self.attempt, self.answered)
+        if self.moves:
+            change = history.Change(
+                self.assignment_id,
+                self.student_id,
+                {cell: before for cell, before, _, _ in self.moves},
+                {cell: after for cell, _, after, _ in self.moves},
+            )
+            reason = "; ".join(said for *_, said in self.moves)
+            history.append(ledger, "answer", reason, grader_version(self.settings, [self.assignment_id]), [change])
         return nb, resources
 
     def _add_score(self, cell, resources) -> None:
         """nbgrader's, without its commit: the auto score, and whether the grade needs a human look
         (the autograder gave none, or it had a manual score - unless this is a regrade of the attempt
-        a TA graded, whose score, comment and "graded" state stand)."""
+        a TA graded, whose score, comment and "graded" state stand, or a new attempt whose written
+        answer is the one the TA graded: `_answer`)."""
         grade = self.gradebook.find_grade(
             cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id
         )
         grade.auto_score, _ = utils.determine_grade(cell, self.log)
+        if utils.is_solution(cell) and self._answer(cell, grade):
+            return
         if not (self.regrade and grade.manual_score is not None):
             grade.needs_manual_grade = grade.manual_score is not None or grade.auto_score is None
+
+    def _answer(self, cell, grade) -> bool:
+        """Keep the digest of a written answer; on a new attempt over a TA's grade, keep that grade
+        (the same answer: it stands) or set it aside with its comment (another answer: awaiting a TA),
+        and say which in the history; True where it decided the grade's state."""
+        name = cell.metadata["nbgrader"]["grade_id"]
+        self.answered[name] = hashlib.sha256(cell.source.encode("utf-8")).hexdigest()
+        if self.regrade or grade.manual_score is None or self.attempt is None:
+            return False
+        score = points(grade.manual_score + (grade.extra_credit or 0.0))
+        if self.graded_answers.get(name) == self.answered[name]:
+            grade.needs_manual_grade = False
+            said = label("history.answer_kept", attempt=self.attempt, cell=name, graded=self.graded, score=score)
+            self.moves.append((name, grade.score, grade.score, said))
+            return True
+        comment = self.gradebook.find_comment(name, self.notebook_id, self.assignment_id, self.student_id)
+        said = label(
+            "history.answer_set_aside",
+            attempt=self.attempt,
+            cell=name,
+            graded=self.graded if self.graded is not None else "-",
+            score=score,
+            comment=comment.manual_comment or "-",
+        )
+        self.moves.append((name, grade.score, grade.auto_score or 0.0, said))
+        grade.manual_score = grade.extra_credit = None
+        comment.manual_comment = None
+        grade.needs_manual_grade = True
+        return True
 
     def _add_comment(self, cell, resources) -> None:
         """nbgrader's, without its commit: "No response." for an unchanged solution cell."""

@@ -40,10 +40,12 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.plugins import FileNameCollectorPlugin
+from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
 from ..coursedir import config
 from ..coursedir.ledger import CARRIED, Ledger, arrived_by, changed_at, claimed_time, now
+from ..term import policy
 from ..term.penalties import naive_utc
 from .admission import record_refusal
 from .walk import Changed, Refused, Verdict, copy_at, inspect, open_folder, open_plain
@@ -77,6 +79,20 @@ def _account(uid: int) -> str | None:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
         return None
+
+
+#: How far ahead of the grader's receipt a claimed time may be before collect reports it (clocks drift).
+CLOCK_SLACK = dt.timedelta(minutes=5)
+
+
+def _in_the_future(claimed: str | None, received: dt.datetime) -> bool:
+    """Whether the time a hand-in claims (`nbgrader submit`'s folder name or timestamp.txt) is later
+    than the grader's receipt `received` (aware), by more than `CLOCK_SLACK`; False where it is no time."""
+    try:
+        when = parse_utc(claimed)
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return when.replace(tzinfo=dt.timezone.utc) > received + CLOCK_SLACK
 
 
 def _folder_state(fd: int) -> tuple:
@@ -156,10 +172,21 @@ class SafeCollect(ExchangeCollect):
             self.check_owner = (
                 False  # checked on each folder's descriptor; the base class would warn about the instructor's own
             )
+            # "newer" is the grader's receipt against the grader's receipt, never timestamp.txt (a claim)
+            self.coursedir.get_existing_timestamp = self._received_at
             super().copy_files()
         finally:
             self.check_owner = check_owner
+            vars(self.coursedir).pop("get_existing_timestamp", None)
             shutil.rmtree(self._staging, ignore_errors=True)
+
+    def _received_at(self, folder: str) -> dt.datetime | None:
+        """When the grader received the bytes filed in submitted/ at `folder` (naive UTC, as nbgrader
+        compares it with each inbound folder's `timestamp`, the grader's too): the first receipt of
+        those bytes in the ledger; None where it has none (a folder put there by hand)."""
+        ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
+        receipt = ledger.current(self.coursedir.assignment_id, Path(folder).parent.name, Path(folder))
+        return None if receipt is None else naive_utc(ledger.first_received(receipt))
 
     def _stage(self, record) -> bool:
         """Copy the inbound folder of `record` to the staging folder through one descriptor of it: its
@@ -242,15 +269,35 @@ class SafeCollect(ExchangeCollect):
         os.rename(staged, dest)
         parts = Path(src).name.split("+")  # student+assignment+time(+random), as `nbgrader submit` names it
         claimed = parts[2] if len(parts) >= 3 else claimed_time(Path(dest))
-        Ledger(self.coursedir.db_url, self.coursedir.course_id).receive(
+        if _in_the_future(claimed, received):
+            self.log.warning(
+                "%s's hand-in of %s claims the time %r, after the grader received it (%s): kept as a claim, never used",
+                Path(dest).parent.name,
+                self.coursedir.assignment_id,
+                claimed[:40],
+                f"{received:%Y-%m-%d %H:%M:%S} UTC",
+            )
+        ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
+        student = Path(dest).parent.name
+        ledger.receive(
             self.coursedir.assignment_id,
-            Path(dest).parent.name,
+            student,
             Path(dest),
             source="exchange",
             received=received,
             claimed=claimed,
             origin=str(src),
         )
+        rules = policy.rules(config.load(self.coursedir.root), self.coursedir.assignment_id)
+        extension = ledger.extensions().get((self.coursedir.assignment_id, student))
+        closes = rules.closes_for(extension.until if extension else None)
+        if closes is not None and received > closes:
+            self.log.warning(
+                "%s's hand-in of %s arrived after it closed (%s UTC): recorded, and autograde will not grade it",
+                student,
+                self.coursedir.assignment_id,
+                f"{closes.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M}",
+            )
 
 
 class RosterCollector(FileNameCollectorPlugin):

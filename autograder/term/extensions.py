@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from nbgrader.api import MissingEntry
+
 from ..coursedir import config
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.graded import grader_version
@@ -28,16 +30,31 @@ def grant(root: Path, student: str, assignment: str, until: str | None, reason: 
         raise ValueError(f"unknown assignment {assignment!r}; course_config.py lists {settings.ASSIGNMENTS}")
     if not reason.strip():
         raise ValueError("an extension needs a reason (--reason TEXT): it is kept with the grade history")
+    if policy.rules(settings, assignment).due is None:
+        raise ValueError(
+            f"{assignment} has no due date in TERM (course_config.py) for an extension to move: give it one first"
+        )
     when = policy.parse_time(until, policy.zone(settings), "--until") if until is not None else None
     url = config.database_url(course.root, settings)
     ledger = Ledger(url, settings.COURSE_ID)
     with CourseGradebook(url, settings.COURSE_ID) as gradebook:
+        try:
+            gradebook.find_student(student)
+        except MissingEntry:
+            raise ValueError(
+                f"no student {student!r} in the gradebook: import the roster first (nbgrader db student import "
+                "students.csv), or check the id"
+            ) from None
         keys = [(name, student) for name in settings.ASSIGNMENTS]
         before = history.Snapshot.take(gradebook, keys)
         ledger.extend(assignment, student, when, reason.strip())
         penalties.write(gradebook, ledger, settings, student)
         gradebook.db.commit()
         moved = history.changes(before, history.Snapshot.take(gradebook, keys))
+    if not any(change.assignment == assignment for change in moved):  # nothing moved: the entry still names them
+        key = (assignment, student)
+        scores, penalty = before.scores(key), before.penalty(key)
+        moved.append(history.Change(assignment, student, scores, scores, penalty, penalty))
     history.append(
         ledger,
         "extend" if when else "revoke",

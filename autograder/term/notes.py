@@ -20,7 +20,8 @@ from ..labels import label
 from . import history, penalties, policy
 
 
-def _points(value: float) -> str:
+def points(value: float) -> str:
+    """Points as the feedback and the history show them: two decimals at most, no trailing zeros."""
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
@@ -66,7 +67,7 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
                     "feedback.term_late_budget" if late.budget_days else "feedback.term_late",
                     days=late.days,
                     covered=late.budget_days,
-                    share=_points(100 * late.share),
+                    share=points(100 * late.share),
                 )
             )
     with CourseGradebook(db_url, settings.COURSE_ID) as gradebook:
@@ -86,14 +87,14 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
         lines.append(
             label(
                 "feedback.term_grade",
-                raw=_points(raw),
-                points=_points(maximum),
-                penalty=_points(penalty),
-                final=_points(max(0.0, raw - penalty)),
+                raw=points(raw),
+                points=points(maximum),
+                penalty=points(penalty),
+                final=points(max(0.0, raw - penalty)),
             )
         )
         if waiting:
-            lines.append(label("feedback.term_awaiting_ta", points=_points(waiting)))
+            lines.append(label("feedback.term_awaiting_ta", points=points(waiting)))
         if attempt != receipt.attempt:
             lines.append(label("feedback.term_best", attempt=attempt))
     for entry in history.entries(ledger, assignment, student):
@@ -103,8 +104,8 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
                     "feedback.term_moved",
                     when=shown(entry.at),
                     reason=entry.reason,
-                    before=_points(change.total_before),
-                    after=_points(change.total_after),
+                    before=points(change.total_before),
+                    after=points(change.total_after),
                 )
             )
     return lines

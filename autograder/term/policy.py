@@ -23,7 +23,7 @@ from ..coursedir.settings import Settings, SettingsError
 #: Which attempt's grade counts.
 COUNTS = ("last", "best")
 #: The keys an assignment's rules may have in TERM.
-KEYS = ("due", "grace_minutes", "late", "attempts", "counts", "feedback")
+KEYS = ("due", "grace_minutes", "late", "attempts", "counts", "feedback", "closes", "max_late_days")
 LATE_KEYS = ("per_day", "cap", "late_days")
 
 
@@ -52,6 +52,14 @@ class Rules:
     counts: str = "last"
     feedback: str = "after_due"
     zone: dt.tzinfo = dt.timezone.utc
+    closes: dt.datetime | None = None  # aware: a hand-in received after it is recorded and not graded
+    max_late_days: int | None = None  # of the student's LATE_DAYS, the most this assignment may use
+
+    def closes_for(self, extension: dt.datetime | None) -> dt.datetime | None:
+        """The close date of a student with `extension`: an extension past the close date moves it there."""
+        if self.closes is None or extension is None:
+            return self.closes
+        return max(self.closes, extension)
 
     def due_for(self, extension: dt.datetime | None) -> dt.datetime | None:
         """The due date of a student with `extension` (an aware time, or None)."""
@@ -134,7 +142,16 @@ def rules(settings: Settings, assignment: str) -> Rules:
         )
     counts = _choice(given.get("counts", "last"), COUNTS, f"{where}['counts']")
     feedback = _choice(given.get("feedback", settings.FEEDBACK_SHOWS_EXPECTED), FEEDBACK, f"{where}['feedback']")
-    return Rules(due, dt.timedelta(minutes=grace), policy, attempts, counts, feedback, tz)
+    closes = parse_time(given["closes"], tz, f"{where}['closes']") if given.get("closes") is not None else None
+    if closes is not None and (due is None or closes < due + dt.timedelta(minutes=grace)):
+        raise SettingsError(
+            f"{where}['closes'] is {given['closes']!r}: a close date comes after the due date and its grace "
+            f"({given.get('due')!r}, {grace:g} minutes)"
+        )
+    most = given.get("max_late_days")
+    if most is not None and (isinstance(most, bool) or not isinstance(most, int) or most < 0):
+        raise SettingsError(f"{where}['max_late_days'] must be a whole number of 0 or more (or None), not {most!r}")
+    return Rules(due, dt.timedelta(minutes=grace), policy, attempts, counts, feedback, tz, closes, most)
 
 
 def check(settings: Settings) -> None:
@@ -185,7 +202,9 @@ def assess(
     rules_: Rules, received: dt.datetime, extension: dt.datetime | None = None, budget_left: int = 0
 ) -> Lateness:
     """The lateness of a submission received at `received`, with the student's `extension` and
-    `budget_left` late days not yet used (ignored unless the policy draws on them)."""
+    `budget_left` late days not yet used (ignored unless the policy draws on them; at most the
+    assignment's `max_late_days` of them)."""
     days = rules_.days_late(received, extension)
-    covered = min(days, max(0, budget_left)) if rules_.late.late_days else 0
+    offered = budget_left if rules_.max_late_days is None else min(budget_left, rules_.max_late_days)
+    covered = min(days, max(0, offered)) if rules_.late.late_days else 0
     return Lateness(days, covered, rules_.late.share(days - covered), rules_.due_for(extension))

@@ -161,15 +161,18 @@ def test_a_run_killed_at_random_points_or_stopped_by_ctrl_c_resumes_to_the_grade
     out = _run(root)
     assert "skipped 3 of 4" in out and "autograded 1 of 1" in out
     assert _grades(root) == expected
-    # a hand-in whose bytes changed, then a grader whose settings changed, is graded again, and nothing else
+    # a hand-in whose bytes changed is graded again, and nothing else; after the grader's settings changed,
+    # what it graded is left as it was (only a recorded regrade moves a grade: tests/term/test_term.py)
     notebook = Course(root).notebook(Course(root).submitted("stub", A), A)
     notebook.write_text(notebook.read_text(encoding="utf-8").replace('"cells": [', '"cells": [ ', 1), encoding="utf-8")
     out = _run(root)
     assert "skipped 3 of 4" in out and "autograded 1 of 1" in out
+    graded = _grades(root)
     with open(root / "course_config.py", "a", encoding="utf-8") as settings:
         settings.write("HIDDEN_CASES = 3\n")
     out = _run(root, "--student", "stub", "--student", "reference")
-    assert "skipped" not in out and "autograded 2 of 2" in out
+    assert f"left 2 submission(s) of {A} as they were" in out and "autograded" not in out, out
+    assert _grades(root) == graded
 
 
 #: A command line whose Ctrl-C comes just after the grading, as its scores are about to be printed.

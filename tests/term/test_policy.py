@@ -193,6 +193,14 @@ def test_an_extension_replaces_the_due_date(rules, moved, handed):
             {"feedback": "later"},
             r"TERM\['a'\]\['feedback'\] is 'later'; it must be one of: public, never, after_due, always",
         ),
+        ({"due": "2027-03-01 23:59", "closes": "soon"}, r"TERM\['a'\]\['closes'\] is 'soon', not a time"),
+        (
+            {"due": "2027-03-01 23:59", "grace_minutes": 15, "closes": "2027-03-02 00:10"},
+            r"TERM\['a'\]\['closes'\] is '2027-03-02 00:10': a close date comes after the due date and its grace",
+        ),
+        ({"closes": "2027-03-02 00:10"}, r"TERM\['a'\]\['closes'\] .* after the due date .*\(None, 0 minutes\)"),
+        ({"max_late_days": -1}, r"TERM\['a'\]\['max_late_days'\] must be a whole number of 0 or more"),
+        ({"max_late_days": 1.5}, r"TERM\['a'\]\['max_late_days'\]"),
     ],
 )
 def test_a_rule_the_course_cannot_use_is_named(given_, named):
@@ -215,6 +223,24 @@ def test_a_rule_the_course_cannot_use_is_named(given_, named):
 def test_a_term_the_course_cannot_use_is_refused_by_check(settings_, named):
     with pytest.raises(SettingsError, match=named):
         policy.check(settings_)
+
+
+def test_max_late_days_caps_what_one_assignment_draws_from_the_budget():
+    given = {"due": "2027-03-01 23:59", "late": {"per_day": 0.1, "cap": 0.5, "late_days": True}}
+    capped = policy.rules(course({"a": {**given, "max_late_days": 1}}), "a")
+    free = policy.rules(course({"a": given}), "a")
+    three_days = capped.due + dt.timedelta(days=2, hours=12)
+    assert policy.assess(free, three_days, None, budget_left=5).budget_days == 3
+    late = policy.assess(capped, three_days, None, budget_left=5)
+    assert (late.days, late.budget_days, late.share) == (3, 1, pytest.approx(0.2))
+
+
+def test_a_close_date_moves_with_an_extension_past_it():
+    rules = policy.rules(course({"a": {"due": "2027-03-01 23:59", "closes": "2027-03-05 23:59"}}), "a")
+    closes = rules.closes
+    assert rules.closes_for(None) == closes
+    assert rules.closes_for(closes - dt.timedelta(days=2)) == closes  # an extension before the close: it stands
+    assert rules.closes_for(closes + dt.timedelta(days=2)) == closes + dt.timedelta(days=2)
 
 
 def test_the_rules_as_read():

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import nbformat
@@ -18,6 +19,7 @@ import pytest
 from autograder.assignments import get
 from autograder.authoring.submissions import filled, write_submission
 from autograder.commands.course import autograde, nbgrader, release
+from autograder.coursedir import config
 from autograder.coursedir.config import database_url, load
 from autograder.coursedir.gradebook import CourseGradebook
 from autograder.coursedir.ledger import Ledger
@@ -113,6 +115,31 @@ def test_a_forged_time_through_the_exchange_is_a_claim_and_the_late_penalty_appl
         assert submission.late_submission_penalty == pytest.approx(submission.score * 0.5)  # capped at half
 
 
+def test_collect_update_takes_the_newest_receipt_whatever_a_hand_in_claims(released, tmp_path):
+    """A first hand-in that claims 2099 (its folder name and timestamp.txt) does not hide the hand-ins
+    after it: `collect --update` compares the grader's receipts (it took timestamp.txt, and said "No
+    newer submission to collect" for ever after); the claim is kept in the ledger and reported in one
+    line."""
+    root = _course(released, tmp_path / "course", "\nSHARED_HOST = False\n")
+    future = "2099-01-01 00:00:00.000000 UTC"
+    _inbound(root, "cal", future, _mistaken())
+    first = nbgrader(root, "collect", A)
+    said = [line for line in (first.stdout + first.stderr).splitlines() if "claims the time" in line]
+    assert len(said) == 1 and "cal's hand-in of ch12_bptt claims the time '2099-01-01" in said[0], said
+    time.sleep(0.05)  # a later receipt by the grader's clock
+    honest = NOW.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    _inbound(root, "cal", honest, _reference())
+    second = nbgrader(root, "collect", "--update", A)
+    assert "Updating submission: cal" in second.stdout + second.stderr, second.stdout + second.stderr
+    receipts = _ledger(root).receipts(A, "cal")
+    assert [r.attempt for r in receipts] == [1, 2] and receipts[0].claimed == future
+    assert receipts[1].received > receipts[0].received
+    assert nbformat.read(root / "submitted" / "cal" / A / f"{A}.ipynb", as_version=4).cells == _reference().cells
+    again = nbgrader(root, "collect", "--update", A)
+    assert "No newer submission to collect: cal" in again.stdout + again.stderr
+    assert len(_ledger(root).receipts(A, "cal")) == 2
+
+
 def test_garbage_in_timestamp_txt_is_kept_as_a_claim_and_the_folder_time_counts(released, tmp_path):
     root = _course(released, tmp_path / "course")
     write_submission(root, "bea", A, _reference())
@@ -201,6 +228,21 @@ def test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_
     )
     with pytest.raises(ValueError, match="needs a reason"):
         extensions.grant(root, "dan", A, until, "  ")
+    with pytest.raises(ValueError, match="no student 'nobody' in the gradebook: import the roster first"):
+        extensions.grant(root, "nobody", A, until, "a typo")
+
+    nbgrader(root, "db", "student", "add", "fil")  # on the roster, nothing handed in yet
+    _cli(root, "extend", "fil", A, "--until", until, "--reason", "away for a week")
+    (named,) = history.entries(_ledger(root), A, "fil")  # it moved nothing, and still names fil and A
+    assert named.action == "extend" and [(c.assignment, c.student) for c in named.changes] == [(A, "fil")]
+    assert "away for a week" in _cli(root, "history", "--student", "fil")
+
+
+def test_an_extension_of_an_assignment_without_a_due_date_is_refused(released, tmp_path):
+    root = _course(released, tmp_path / "course", "TERM = {}\n")
+    nbgrader(root, "db", "student", "add", "gil")
+    with pytest.raises(ValueError, match=f"{A} has no due date in TERM"):
+        extensions.grant(root, "gil", A, (NOW + dt.timedelta(days=1)).isoformat(), "why not")
 
 
 # --------------------------------------------------------------------------- regrades
@@ -261,6 +303,116 @@ def test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly(rel
     assert "two hidden cases; late policy eased" in shown and "revert of entry" in shown
     lines = notes(load(root), database_url(root, load(root)), A, "mis0")  # what mis0's feedback says
     assert any("two hidden cases; late policy eased" in line for line in lines)
+
+
+def _answered(notebook: nbformat.NotebookNode, text: str) -> nbformat.NotebookNode:
+    """`notebook` with its written answer replaced by `text`."""
+    for cell in notebook.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == WRITTEN:
+            cell.source = text
+    return notebook
+
+
+def _ta_grades(root: Path, student: str, score: float, comment: str) -> None:
+    """A TA scores the student's written answer in formgrader (its API writes these columns)."""
+    with _gradebook(root) as gb:
+        grade = gb.find_grade(WRITTEN, A, A, student)
+        grade.manual_score, grade.needs_manual_grade = score, False
+        gb.find_comment(WRITTEN, A, A, student).manual_comment = comment
+        gb.db.commit()
+
+
+def _written(root: Path, student: str) -> tuple:
+    with _gradebook(root) as gb:
+        grade = gb.find_grade(WRITTEN, A, A, student)
+        return grade.manual_score, grade.needs_manual_grade, gb.find_comment(WRITTEN, A, A, student).manual_comment
+
+
+def test_a_tas_grade_belongs_to_the_answer_it_graded(released, tmp_path):
+    """A TA's 0.5 for attempt 1's written answer is set aside when attempt 2 answers anew (it counted
+    and was carried to the new answer before), kept with its comment in the history; the TA's grade of
+    attempt 2 stands for attempt 3, whose written answer is the same bytes, and through a regrade."""
+    root = _course(released, tmp_path / "course")
+    write_submission(root, "dee", A, _answered(_reference(), "The first answer."))
+    assert [o.ok for o in autograde(root, [A])] == [True]
+    _ta_grades(root, "dee", 0.5, "half: the second clause is wrong")
+
+    write_submission(root, "dee", A, _answered(_reference(), "Another answer entirely."))
+    assert [o.ok for o in autograde(root, [A])] == [True]
+    assert _written(root, "dee") == (None, True, None)  # awaiting a TA, counted 0
+    (entry,) = history.entries(_ledger(root), A, "dee")
+    assert entry.action == "answer" and "0.5" in entry.reason and "half: the second clause is wrong" in entry.reason
+    assert entry.changes[0].moved == {WRITTEN: (0.5, 0.0)}
+    lines = notes(load(root), database_url(root, load(root)), A, "dee")
+    assert any("half: the second clause is wrong" in line for line in lines)
+    assert any(line.startswith("Points awaiting a TA: 1") for line in lines), lines
+
+    _ta_grades(root, "dee", 1.0, "right now")
+    write_submission(root, "dee", A, _answered(_mistaken(), "Another answer entirely."))  # code changed, answer not
+    assert [o.ok for o in autograde(root, [A])] == [True]
+    assert _written(root, "dee") == (1.0, False, "right now")
+    kept = history.entries(_ledger(root), A, "dee")[-1]
+    assert kept.action == "answer" and "stands" in kept.reason and not kept.changes[0].any
+    assert [r.attempt for r in _ledger(root).receipts(A, "dee")] == [1, 2, 3]
+    assert sorted(_ledger(root).answers(A, "dee")) == [1, 2, 3]
+
+    _cli(root, "regrade", A, "--reason", "the same again")
+    assert _written(root, "dee") == (1.0, False, "right now")
+
+
+def test_a_hand_in_after_the_close_date_is_recorded_not_graded_and_an_extension_moves_the_close(released, tmp_path):
+    """`TERM[a]["closes"]`: graded while open; once closed, a new hand-in gets a receipt and no grade
+    (the grade in force stands, the refusal says why), through collect too (one line); a student
+    whose extension runs past the close date hands in and is graded."""
+    opened = {A: {**TERM[A], "closes": (NOW + dt.timedelta(days=1)).isoformat()}}
+    root = _course(released, tmp_path / "course", f"\nSHARED_HOST = False\nTERM = {opened!r}\n")
+    write_submission(root, "jo", A, _reference())
+    assert [o.ok for o in autograde(root, [A])] == [True]
+    graded = _scores(root, "jo")
+
+    closed = {A: {**TERM[A], "closes": (DUE + dt.timedelta(days=2)).isoformat()}}
+    with open(root / "course_config.py", "a", encoding="utf-8") as settings:
+        settings.write(f"TERM = {closed!r}\n")
+    config.load.cache_clear()  # this process read the open term's settings
+    write_submission(root, "jo", A, _mistaken())
+    (outcome,) = autograde(root, [A], students=["jo"])
+    assert not outcome.ok and f"it was received after {A} closed at" in outcome.refused, outcome
+    assert _scores(root, "jo") == graded and [r.attempt for r in _ledger(root).receipts(A, "jo")] == [1, 2]
+
+    _inbound(root, "kit", NOW.strftime("%Y-%m-%d %H:%M:%S.%f UTC"), _reference())
+    collected = nbgrader(root, "collect", A)
+    said = [line for line in (collected.stdout + collected.stderr).splitlines() if "arrived after it closed" in line]
+    assert len(said) == 1 and f"kit's hand-in of {A} arrived after it closed" in said[0], said
+
+    nbgrader(root, "db", "student", "add", "lee")
+    _cli(root, "extend", "lee", A, "--until", (NOW + dt.timedelta(days=3)).isoformat(), "--reason", "a flood")
+    write_submission(root, "lee", A, _reference())
+    outcomes = {o.student: o for o in autograde(root, [A], students=["kit", "lee"])}
+    assert outcomes["lee"].ok and not outcomes["kit"].ok and "closed at" in outcomes["kit"].refused
+
+
+def test_a_plain_autograde_moves_no_grade_a_changed_grader_would_move(released, tmp_path):
+    """After a setting that makes grades changed (fewer hidden cases), a plain autograde leaves the
+    graded submissions as they were and says how many and how to regrade them (it regraded them all
+    before, unrecorded); a recorded regrade moves them, and a revert stays reverted."""
+    root = _course(released, tmp_path / "course")
+    for student in ("mo", "ned"):
+        write_submission(root, student, A, _mistaken())
+    _cli(root, "autograde", A)
+    graded = _state(root)
+    with open(root / "course_config.py", "a", encoding="utf-8") as settings:
+        settings.write("HIDDEN_CASES = 1\n")
+    said = _cli(root, "autograde", A)
+    assert _state(root) == graded and not history.entries(_ledger(root))
+    assert f"left 2 submission(s) of {A} as they were: another version of the grader graded them" in said, said
+    assert f"python -m autograder regrade {A} --preview" in said
+
+    entry = _cli(root, "regrade", A, "--reason", "one hidden case")
+    assert "grade history entry 1 (regrade)" in entry
+    _cli(root, "regrade", A, "--revert", "1")
+    reverted = _state(root)
+    _cli(root, "autograde", A)
+    assert _state(root) == reverted == graded
 
 
 def test_an_attempt_past_the_ones_that_count_is_refused_and_the_last_counted_grade_stands(released, tmp_path):

@@ -92,17 +92,10 @@ def _summary(root: Path, outcomes: list) -> list:
             )
     graded = sorted({(o.student, o.assignment) for o in outcomes if o.ok})
     listed = set(graded[:SHOWN])  # the class data of these alone: the command's memory does not grow with the class
-    rows = (
-        [
-            row
-            for row in classdata.load(root, sorted({s for s, _ in listed})).rows
-            if (row.student, row.assignment) in listed
-        ]
-        if listed
-        else []
-    )
+    data = classdata.load(root, sorted({s for s, _ in listed})) if listed else None
+    rows = [row for row in data.rows if (row.student, row.assignment) in listed] if data else []
     if rows:
-        print(report.score_table(rows))
+        print(report.score_table(rows, data))  # with the late penalty and final grade where the term applies
     if len(graded) > len(listed):
         print(label("cli.more_graded", more=len(graded) - len(listed)))
     if outcomes:
@@ -232,21 +225,35 @@ def _parser() -> argparse.ArgumentParser:
     push = actions.choices["push"]
     push.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     push.add_argument("--dry-run", action="store_true", help="print what would be sent, and send nothing")
-    extend = command("extend", "extend one student's due date of an assignment, with a reason (or --revoke it)")
-    extend.add_argument("student", help="the student id")
-    extend.add_argument("assignment", help="the assignment")
-    when = extend.add_mutually_exclusive_group(required=True)
+    extend = command(
+        "extend",
+        "extend one student's due date of an assignment or grant more attempts, late days or a later close, "
+        "or those of a --csv file, with a reason",
+    )
+    extend.add_argument("student", nargs="?", help="the student id")
+    extend.add_argument("assignment", nargs="?", help="the assignment")
+    when = extend.add_mutually_exclusive_group()
+    when.add_argument(
+        "--csv",
+        metavar="FILE",
+        type=Path,
+        help="a CSV file: columns student,assignment and one or more of until,attempts,late_days,closes; "
+        "all of it granted, or none",
+    )
     when.add_argument(
         "--until",
         metavar="TIME",
         help='the new due date, "2027-03-08 23:59" in the course\'s TIMEZONE or with an offset',
     )
     when.add_argument("--revoke", action="store_true", help="end the extension in force")
+    extend.add_argument("--attempts", type=int, metavar="N", help="N more attempts that count, for this student")
+    extend.add_argument("--late-days", type=int, metavar="N", help="N late days for this assignment, spent first")
+    extend.add_argument("--closes", metavar="TIME", help="a later close date for this student")
     extend.add_argument("--reason", required=True, help="why (kept in the grade history and shown in the feedback)")
     regrade = command(
         "regrade", "grade an assignment again after a fix: --preview what moves, apply with a --reason, or --revert"
     )
-    regrade.add_argument("assignment", help="the assignment")
+    regrade.add_argument("assignment", nargs="?", help="the assignment (not with --revert: the entry says)")
     students(regrade)
     workers(regrade)
     how = regrade.add_mutually_exclusive_group(required=True)
@@ -449,25 +456,43 @@ def _term(args, root: Path) -> int:
     """extend, regrade and history."""
     from ..coursedir.ledger import Ledger
     from ..intake.escape import shown
-    from ..term import extensions, history
+    from ..term import extensions, history, policy
     from . import regrade
 
     try:
-        if args.command == "extend":
-            moved = extensions.grant(
-                root, args.student, args.assignment, None if args.revoke else args.until, args.reason
+        if args.command == "extend" and args.csv is not None:
+            given = (args.attempts, args.late_days, args.closes)
+            if args.student or args.assignment or any(value is not None for value in given):
+                raise ValueError("extend --csv FILE takes everything it grants from the file, not the command")
+            moved = extensions.grant_file(root, args.csv, args.reason)
+            print(label("cli.extensions_granted", file=args.csv))
+            lines = regrade.lines(moved)
+        elif args.command == "extend":
+            if not (args.student and args.assignment):
+                raise ValueError("extend needs a STUDENT and an ASSIGNMENT (or --csv FILE)")
+            wanted = extensions.Wanted(
+                args.student, args.assignment, args.until, args.revoke, args.attempts, args.late_days, args.closes
             )
-            print(
-                label(
-                    "cli.extension_revoked" if args.revoke else "cli.extension_granted",
-                    student=args.student,
-                    assignment=args.assignment,
-                    until=args.until or "",
+            moved = extensions.grant_all(root, [wanted], args.reason)
+            if args.until or args.revoke:
+                print(
+                    label(
+                        "cli.extension_revoked" if args.revoke else "cli.extension_granted",
+                        student=args.student,
+                        assignment=args.assignment,
+                        until=args.until or "",
+                    )
                 )
-            )
+            granted = {"attempts": args.attempts, "late_days": args.late_days, "closes": args.closes}
+            if any(value is not None for value in granted.values()):
+                shown_ = ", ".join(f"{name} {value}" for name, value in granted.items() if value is not None)
+                print(label("cli.granted", student=args.student, assignment=args.assignment, granted=shown_))
             lines = regrade.lines(moved)
         elif args.command == "regrade":
-            _names(argparse.Namespace(assignments=[args.assignment]), root)
+            if args.revert is None and not args.assignment:
+                raise ValueError("regrade needs the ASSIGNMENT to grade again (only --revert ENTRY goes without one)")
+            if args.assignment:
+                _names(argparse.Namespace(assignments=[args.assignment]), root)
             if args.preview:
                 moved = regrade.preview(root, [args.assignment], args.student, args.workers)
                 print(label("cli.regrade_preview", count=len(moved)))
@@ -483,16 +508,30 @@ def _term(args, root: Path) -> int:
         else:
             settings = config.load(root)
             ledger = Ledger(config.database_url(root, settings), settings.COURSE_ID)
+            zone = policy.zone(settings)
             lines = []
             for entry in history.entries(ledger):
                 moved = [c for c in entry.changes if not args.student or c.student in args.student]
                 if moved or not args.student:
-                    lines.append(
-                        f"#{entry.id} {entry.at:%Y-%m-%d %H:%M} UTC {entry.action} ({entry.grader}): {entry.reason}"
-                    )
+                    when = f"{entry.at.astimezone(zone):%Y-%m-%d %H:%M} ({settings.TIMEZONE})"
+                    lines.append(f"#{entry.id} {when} {entry.action} ({entry.grader}): {entry.reason}")
                     lines += ["  " + line for line in regrade.lines(moved)]
     except (ValueError, FileNotFoundError) as error:
         raise SystemExit(shown(str(error))) from None
     for line in lines:
         print(shown(line))
+    if args.command in ("extend", "regrade") and not getattr(args, "preview", False):
+        _say_stale(root, moved if args.command == "extend" else list(entry.changes))
     return 0
+
+
+def _say_stale(root: Path, moved: list) -> None:
+    """After grades moved: which feedback pages now show an old grade, and what to run again."""
+    from ..coursedir.layout import Course
+
+    course = Course(root)
+    changed = sorted({(c.assignment, c.student) for c in moved if c.any})
+    pages = [f"{a}/{s}" for a, s in changed if (course.root / "feedback" / s / a).is_dir()]
+    if changed:
+        shown_pages = ", ".join(pages[:5]) + (" ..." if len(pages) > 5 else "") or "-"
+        print(label("cli.stale_pages", count=len(pages), pages=shown_pages))

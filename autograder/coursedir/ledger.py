@@ -70,6 +70,18 @@ EXTENSIONS = Table(
     Column("reason", Text, nullable=False),
     Column("granted", String(40), nullable=False),
 )
+GRANTS = Table(
+    "course_grants",  # one student's extra attempts, late days or later close date on one assignment
+    METADATA,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("assignment", String(128), nullable=False),
+    Column("student", String(128), nullable=False),
+    Column("attempts", Integer, nullable=True),  # None: as before
+    Column("late_days", Integer, nullable=True),
+    Column("closes", String(40), nullable=True),  # ISO 8601 UTC
+    Column("reason", Text, nullable=False),
+    Column("granted", String(40), nullable=False),
+)
 ATTEMPT_SCORES = Table(
     "course_attempt_scores",
     METADATA,
@@ -166,6 +178,16 @@ class Receipt:
             bool(row.late_flag),
             row.origin or "",
         )
+
+
+@dataclass(frozen=True)
+class Grant:
+    """What one student is granted on one assignment beyond the term's rules, as in force (the latest
+    grant of each): extra attempts that count, extra late days, a later close date (aware UTC)."""
+
+    attempts: int = 0
+    late_days: int = 0
+    closes: dt.datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -367,6 +389,43 @@ class Ledger:
             for key, row in latest.items()
             if row.until
         }
+
+    def grant(
+        self,
+        assignment: str,
+        student: str,
+        reason: str,
+        attempts: int | None = None,
+        late_days: int | None = None,
+        closes: dt.datetime | None = None,
+    ) -> None:
+        """Record a grant to `student` on `assignment` (a value left None stays as it was)."""
+        with self.engine.begin() as connection:
+            connection.execute(
+                insert(GRANTS).values(
+                    assignment=assignment,
+                    student=student,
+                    attempts=attempts,
+                    late_days=late_days,
+                    closes=iso(closes) if closes else None,
+                    reason=reason,
+                    granted=iso(now()),
+                )
+            )
+
+    def grants(self) -> dict[tuple[str, str], Grant]:
+        """(assignment, student) -> what is granted in force: of each value, the latest grant's."""
+        with self.engine.connect() as connection:
+            rows = connection.execute(select(GRANTS).order_by(GRANTS.c.id)).all()
+        found: dict[tuple[str, str], dict] = {}
+        for row in rows:
+            values = found.setdefault((row.assignment, row.student), {})
+            for column in ("attempts", "late_days"):
+                if getattr(row, column) is not None:
+                    values[column] = getattr(row, column)
+            if row.closes is not None:
+                values["closes"] = parse(row.closes)
+        return {key: Grant(**values) for key, values in found.items()}
 
     # attempts' scores
 

@@ -35,7 +35,7 @@ from ..coursedir import config
 from ..coursedir.gradebook import CourseGradebook
 from ..coursedir.graded import GradedRecord, grader_version
 from ..coursedir.layout import FailedAttempt
-from ..coursedir.ledger import CARRIED, Ledger, claimed_time
+from ..coursedir.ledger import CARRIED, Grant, Ledger, claimed_time
 from ..grading.attempts import NoSecret, read_secret
 from ..labels import label
 from ..term import policy
@@ -205,11 +205,12 @@ class AdmittedAutograde(Autograde):
         )
         rules = policy.rules(config.load(self.coursedir.root), assignment_id)
         extension = ledger.extensions().get((assignment_id, student_id))
-        closes = rules.closes_for(extension.until if extension else None)
+        granted = ledger.grants().get((assignment_id, student_id), Grant())
+        closes = rules.closes_for(extension.until if extension else None, granted.closes)
         if closes is not None and ledger.first_received(receipt) > closes:
             shown = f"{closes.astimezone(rules.zone):%Y-%m-%d %H:%M} ({rules.zone})"
             raise Refused([label("admission.after_close", assignment=assignment_id, closes=shown)])
-        allowed = rules.attempts
+        allowed = rules.attempts + granted.attempts if rules.attempts is not None else None
         if allowed is not None and receipt.attempt > allowed:
             raise Refused(
                 [

@@ -4,8 +4,8 @@
   Pygments style of WCAG AA contrast, and the font stacks of the course language
   (`autograder.reporting.page_style`) in `resources["fonts"]`.
 * `AwaitingTA` (in `nbgrader generate_feedback`, after nbgrader's `GetGrades`, which shows a grade
-  no one has given yet as a score of 0): marks each grade that waits for a TA and counts its points
-  apart from the points graded so far.
+  no one has given yet as a score of 0): marks each grade that waits for a TA and counts its points,
+  which the headline names beside the grade as it stands.
 * `accessible_html` (a filter the template applies to the page's body): each table in a named
   scroll region that keyboard users reach, so that no table makes the page scroll sideways, and in
   the English edition each run of Chinese text marked as Chinese. It only inserts markup between
@@ -113,8 +113,9 @@ def has_math(text: str) -> bool:
 
 class AwaitingTA(NbGraderPreprocessor):
     """Set `awaiting_ta` in the nbgrader metadata of every graded cell (True where the grade waits for
-    a TA), and in `resources["nbgrader"]`: `awaiting_ta` (the points waiting), `graded_score` and
-    `graded_max` (the score, after any late penalty, and the maximum of the points graded so far)."""
+    a TA), and in `resources["nbgrader"]` the points waiting (`awaiting_ta`): the headline then gives
+    the grade as it stands (after any late penalty, the waiting points counted 0) of all the points,
+    and says how many of them wait."""
 
     def preprocess(self, nb, resources):
         info = resources["nbgrader"]
@@ -127,8 +128,7 @@ class AwaitingTA(NbGraderPreprocessor):
             if utils.is_grade(cell) or utils.is_task(cell):
                 cell.metadata.nbgrader["awaiting_ta"] = cell.metadata.nbgrader["grade_id"] in waiting
         info["awaiting_ta"] = sum(points for _, points in waiting.values())
-        info["graded_score"] = info["score"] - sum(score for score, _ in waiting.values())
-        info["graded_max"] = info["max_score"] - info["awaiting_ta"]
+        info["score"] -= sum(score for score, _ in waiting.values())  # a waiting grade counts 0 until a TA gives it
         return nb, resources
 
 

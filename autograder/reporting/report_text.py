@@ -69,28 +69,32 @@ def _split(found: Points | None) -> list[str]:
     ]
 
 
-def score_table(data: ClassData | list[Row]) -> str:
+def score_table(data: ClassData | list[Row], term: ClassData | None = None) -> str:
     """A plain-text table: one line per student and assignment, with the points the autograder gave
     of those it grades, the points a TA gave of those a TA graded, the points that await a TA, and
     the misconceptions named (headers in the course language).
 
     Given the class (`ClassData`), every student of the roster and assignment, with its state (not
     submitted, received and not yet graded, graded, refused), the raw score, the late penalty, the
-    final grade and the days late; given graded cells alone, the graded submissions."""
+    final grade and the days late; given graded cells alone, the graded submissions, and where `term`
+    (their class) gives one of their assignments a due date, each one's late penalty and final grade."""
     if isinstance(data, ClassData):
         return _class_table(data)
     found, named = points(data), _named(data)
+    dated = term is not None and any(term.duedates.get(assignment) for assignment, _ in found)
+    extra = ("penalty", "final") if dated else ()
     lines = [
         [
             label(f"table.{column}")
-            for column in ("student", "assignment", "autograded", "by_ta", "awaiting", "misconceptions")
+            for column in ("student", "assignment", "autograded", "by_ta", "awaiting", *extra, "misconceptions")
         ]
     ]
-    lines += [
-        [student, assignment, *_split(found[(assignment, student)]), ", ".join(named[(assignment, student)]) or "-"]
-        for assignment, student in sorted(found, key=lambda key: (key[1], key[0]))
-    ]
-    return _aligned(lines, {2, 3, 4})
+    for assignment, student in sorted(found, key=lambda key: (key[1], key[0])):
+        sub = term.submissions.get((assignment, student)) if dated else None
+        late = [f"{sub.penalty:.2f}", f"{sub.score:.2f}"] if sub is not None and sub.graded else ["-"] * len(extra)
+        misconceptions = ", ".join(named[(assignment, student)]) or "-"
+        lines.append([student, assignment, *_split(found[(assignment, student)]), *late, misconceptions])
+    return _aligned(lines, set(range(2, 5 + len(extra))))
 
 
 def _class_table(data: ClassData) -> str:

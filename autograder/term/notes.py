@@ -64,9 +64,9 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
         if late.days:
             lines.append(
                 label(
-                    "feedback.term_late_budget" if late.budget_days else "feedback.term_late",
+                    "feedback.term_late_budget" if late.budget_days + late.granted_days else "feedback.term_late",
                     days=late.days,
-                    covered=late.budget_days,
+                    covered=late.budget_days + late.granted_days,
                     share=points(100 * late.share),
                 )
             )

@@ -13,7 +13,7 @@ import datetime as dt
 
 from nbgrader.api import MissingEntry
 
-from ..coursedir.ledger import Ledger, Receipt
+from ..coursedir.ledger import Grant, Ledger, Receipt
 from ..coursedir.settings import Settings
 from .policy import Lateness, Rules, assess, rules
 
@@ -41,17 +41,18 @@ def graded_receipts(ledger: Ledger, student: str) -> dict[str, Receipt]:
 def lateness(settings: Settings, ledger: Ledger, student: str) -> dict[str, Lateness]:
     """assignment -> the lateness of the student's graded receipt, in release order, each drawing on
     what is left of the student's LATE_DAYS."""
-    receipts, extensions = graded_receipts(ledger, student), ledger.extensions()
+    receipts, extensions, grants = graded_receipts(ledger, student), ledger.extensions(), ledger.grants()
     left, found = settings.LATE_DAYS, {}
     for assignment in settings.ASSIGNMENTS:
         receipt = receipts.get(assignment)
         if receipt is None:
             continue
         extension = extensions.get((assignment, student))
+        granted = grants.get((assignment, student), Grant())
         term = rules(settings, assignment)
         until = extension.until if extension else None
         when = handed_in_at(ledger.receipts(assignment, student), receipt, term, until)
-        found[assignment] = late = assess(term, when, until, left)
+        found[assignment] = late = assess(term, when, until, left, granted.late_days)
         left -= late.budget_days
     return found
 

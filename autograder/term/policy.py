@@ -55,11 +55,13 @@ class Rules:
     closes: dt.datetime | None = None  # aware: a hand-in received after it is recorded and not graded
     max_late_days: int | None = None  # of the student's LATE_DAYS, the most this assignment may use
 
-    def closes_for(self, extension: dt.datetime | None) -> dt.datetime | None:
-        """The close date of a student with `extension`: an extension past the close date moves it there."""
-        if self.closes is None or extension is None:
-            return self.closes
-        return max(self.closes, extension)
+    def closes_for(self, extension: dt.datetime | None, granted: dt.datetime | None = None) -> dt.datetime | None:
+        """The close date of a student with `extension` and a `granted` close date: the latest of
+        them and the term's (an extension past the close date moves it there); None where the term
+        gives none."""
+        if self.closes is None:
+            return None
+        return max(when for when in (self.closes, extension, granted) if when is not None)
 
     def due_for(self, extension: dt.datetime | None) -> dt.datetime | None:
         """The due date of a student with `extension` (an aware time, or None)."""
@@ -189,9 +191,10 @@ class Lateness:
     the share of the raw score lost, and the due date that applied."""
 
     days: int = 0
-    budget_days: int = 0
+    budget_days: int = 0  # covered by the term's LATE_DAYS budget
     share: float = 0.0
     due: dt.datetime | None = None
+    granted_days: int = 0  # covered by late days granted to the student for this assignment
 
     def penalty(self, raw: float) -> float:
         """Points lost of a raw score `raw`."""
@@ -199,12 +202,19 @@ class Lateness:
 
 
 def assess(
-    rules_: Rules, received: dt.datetime, extension: dt.datetime | None = None, budget_left: int = 0
+    rules_: Rules,
+    received: dt.datetime,
+    extension: dt.datetime | None = None,
+    budget_left: int = 0,
+    granted_days: int = 0,
 ) -> Lateness:
-    """The lateness of a submission received at `received`, with the student's `extension` and
-    `budget_left` late days not yet used (ignored unless the policy draws on them; at most the
+    """The lateness of a submission received at `received`, with the student's `extension`, the late
+    days granted to the student for this assignment (`granted_days`, spent first) and `budget_left`
+    late days of the term not yet used (ignored unless the policy draws on them; at most the
     assignment's `max_late_days` of them)."""
     days = rules_.days_late(received, extension)
+    granted = min(days, max(0, granted_days))
     offered = budget_left if rules_.max_late_days is None else min(budget_left, rules_.max_late_days)
-    covered = min(days, max(0, offered)) if rules_.late.late_days else 0
-    return Lateness(days, covered, rules_.late.share(days - covered), rules_.due_for(extension))
+    covered = min(days - granted, max(0, offered)) if rules_.late.late_days else 0
+    share = rules_.late.share(days - granted - covered)
+    return Lateness(days, covered, share, rules_.due_for(extension), granted)

@@ -153,10 +153,8 @@ def test_a_student_account_fetches_submits_and_gets_feedback_through_the_exchang
     assert pages[0].parent.name == (handed_in[0] / "timestamp.txt").read_text()
     text = page.read_text(encoding="utf-8")
     pending = rows[WRITTEN].max_score  # the written answer awaits a TA: neither lost nor earned yet
-    graded = data.max_scores[ASSIGNMENT] - pending
-    assert (
-        f"({round(score, 2)} of {round(graded, 2)} points graded so far; {round(pending, 2)} points await a TA)" in text
-    )
+    total = data.max_scores[ASSIGNMENT]
+    assert f"({round(score, 2)} of {round(total, 2)} points; {round(pending, 2)} of them await a TA)" in text
     assert f"{WRITTEN}" in text
     assert (course_exchange / "feedback").stat().st_mode & 0o777 == 0o711
     assert student.run("ls", str(course_exchange / "feedback")).returncode != 0, "nobody lists the feedback folder"

@@ -171,7 +171,7 @@ def _written(page: str) -> list[str]:
 
 
 def test_a_written_answer_waiting_for_a_ta_is_shown_waiting_with_its_points(page):
-    assert "<h1>nb (4.0 of 6.0 points graded so far; 1.0 points await a TA)</h1>" in page
+    assert "<h1>nb (4.0 of 7.0 points; 1.0 of them await a TA)</h1>" in page  # one total: the grade of all points
     assert _written(page) == [
         "written ○ Awaiting a TA: 1.0 points",
         "Student's answer ○ Awaiting a TA: 1.0 points Back to top",
@@ -180,7 +180,7 @@ def test_a_written_answer_waiting_for_a_ta_is_shown_waiting_with_its_points(page
 
 
 def test_a_chinese_page_says_the_same_in_chinese(page_zh):
-    assert "<h1>nb（已评分的 6.0 分中得 4.0 分；另有 1.0 分等待助教评分）</h1>" in page_zh
+    assert "<h1>nb（7.0 分中得 4.0 分；其中 1.0 分等待助教评分）</h1>" in page_zh
     assert all("等待助教评分：1.0 分" in shown and "得分" not in shown for shown in _written(page_zh))
     assert "另有 1 分等待助教评分：评分之前，上面的成绩按 0 分计。" in page_zh
     assert not re.search(r"Score|Awaiting|full marks|no points|Back to top", page_zh)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,7 +85,8 @@ def _inbound(root: Path, student: str, claimed: str, notebook: nbformat.Notebook
     return folder
 
 
-def _cli(root: Path, *args: str) -> str:
+def _cli(root: Path, *args: str, fails: bool = False) -> str:
+    """What a command printed on stdout, or with `fails` (it must stop) on stderr."""
     result = subprocess.run(
         [sys.executable, "-m", "autograder", "--root", str(root), *args],
         capture_output=True,
@@ -92,6 +94,9 @@ def _cli(root: Path, *args: str) -> str:
         env=nbgrader_env(),
         timeout=600,
     )
+    if fails:
+        assert result.returncode != 0, result.stdout
+        return result.stderr
     assert result.returncode == 0, result.stdout + result.stderr
     return result.stdout
 
@@ -211,8 +216,10 @@ def test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_
         late = {s: gb.find_submission(A, s).late_submission_penalty for s in ("dan", "eve")}
     assert all(late.values())
     until = (NOW + dt.timedelta(days=1)).isoformat()
+    _cli(root, "feedback", A)
     granted = _cli(root, "extend", "dan", A, "--until", until, "--reason", "illness, note from the office")
     assert f"{A} dan: " in granted and f"late penalty: {late['dan']:g} -> 0" in granted
+    assert f"grades moved: 1 feedback page(s) now show an older grade ({A}/dan)" in granted
     with _gradebook(root) as gb:
         assert not gb.find_submission(A, "dan").late_submission_penalty
         assert gb.find_submission(A, "eve").late_submission_penalty == late["eve"]
@@ -235,7 +242,82 @@ def test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_
     _cli(root, "extend", "fil", A, "--until", until, "--reason", "away for a week")
     (named,) = history.entries(_ledger(root), A, "fil")  # it moved nothing, and still names fil and A
     assert named.action == "extend" and [(c.assignment, c.student) for c in named.changes] == [(A, "fil")]
-    assert "away for a week" in _cli(root, "history", "--student", "fil")
+    shown = _cli(root, "history", "--student", "fil")
+    assert "away for a week" in shown and f"extend ({named.grader})" in shown
+    assert f"#{named.id} {named.at:%Y-%m-%d %H:%M} (UTC) extend" in shown  # the course's TIMEZONE, named
+
+
+def test_extensions_in_bulk_are_granted_all_or_none_with_the_lines_that_stop_them(released, tmp_path):
+    root = _course(released, tmp_path / "course")
+    for student in ("ola", "pia"):
+        write_submission(root, student, A, _reference())
+    autograde(root, [A])
+    nbgrader(root, "db", "student", "add", "qi")  # on the roster, nothing handed in yet
+    until = (NOW + dt.timedelta(days=2)).strftime("%Y-%m-%d %H:%M")
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"student,assignment,until\nola,{A},{until}\nnobody,{A},{until}\npia,{A},soon\n")
+    said = _cli(root, "extend", "--csv", str(bad), "--reason", "the storm", fails=True)
+    assert "nothing was granted" in said and "line 3: no student 'nobody'" in said and "line 4: until is 'soon'" in said
+    assert not _ledger(root).extensions() and not history.entries(_ledger(root))
+
+    good = tmp_path / "storm.csv"
+    good.write_text(f"student,assignment,until\nola,{A},{until}\npia,{A},{until}\nqi,{A},{until}\n")
+    out = _cli(root, "extend", "--csv", str(good), "--reason", "the storm")
+    assert f"granted every extension of {good}" in out
+    assert sorted(_ledger(root).extensions()) == [(A, "ola"), (A, "pia"), (A, "qi")]
+    (entry,) = history.entries(_ledger(root))
+    assert entry.reason == "the storm" and sorted(c.student for c in entry.changes) == ["ola", "pia", "qi"]
+    with _gradebook(root) as gb:
+        assert not gb.find_submission(A, "ola").late_submission_penalty
+
+
+def test_a_student_granted_more_attempts_and_late_days_gets_them_and_no_one_else(released, tmp_path):
+    term = {A: {**TERM[A], "attempts": 1}}
+    root = _course(released, tmp_path / "course", f"TERM = {term!r}\n")
+    for student in ("ria", "sam"):
+        write_submission(root, student, A, _mistaken())
+    autograde(root, [A])
+    with _gradebook(root) as gb:
+        assert all(gb.find_submission(A, s).late_submission_penalty for s in ("ria", "sam"))  # 20 days late
+    said = _cli(root, "extend", "ria", A, "--attempts", "1", "--late-days", "30", "--reason", "a long illness")
+    assert f"granted ria on {A}: attempts 1, late_days 30" in said and "late penalty: " in said
+    with _gradebook(root) as gb:
+        assert not gb.find_submission(A, "ria").late_submission_penalty  # her 30 days cover the 20 or 21
+        assert gb.find_submission(A, "sam").late_submission_penalty
+    lines = notes(load(root), database_url(root, load(root)), A, "ria")
+    assert any(re.fullmatch(r"(\d+) day\(s\) late, \1 of them from your late days: 0% .*", line) for line in lines), (
+        lines
+    )
+    for student in ("ria", "sam"):
+        write_submission(root, student, A, _reference())
+    outcomes = {o.student: o for o in autograde(root, [A])}
+    assert outcomes["ria"].ok and "only 1 count" in outcomes["sam"].refused
+
+    days = tmp_path / "days.csv"
+    days.write_text(f"student,assignment,late_days\nsam,{A},25\n")
+    _cli(root, "extend", "--csv", str(days), "--reason", "the same illness")
+    with _gradebook(root) as gb:
+        assert not gb.find_submission(A, "sam").late_submission_penalty
+
+
+def test_release_feedback_leaves_out_a_hand_in_placed_by_hand_with_one_line_and_releases_the_rest(released, tmp_path):
+    """A folder put in submitted/ by hand has no submission_secret.txt (from which a student's client
+    finds its page): its page is left out with one line, the others released (nbgrader stopped with a
+    traceback on it, after releasing part of the class)."""
+    root = _course(released, tmp_path / "course")
+    for student in ("uma", "vic", "wes"):
+        write_submission(root, student, A, _reference())
+    for name in ("timestamp.txt", "submission_secret.txt"):
+        (root / "submitted" / "vic" / A / name).unlink()
+    autograde(root, [A])
+    _cli(root, "feedback", A)
+    done = nbgrader(root, "release_feedback", A)
+    said = done.stdout + done.stderr
+    assert "Traceback" not in said
+    left_out = [line for line in said.splitlines() if "not released through the exchange" in line]
+    assert len(left_out) == 1 and f"feedback of vic on {A}" in left_out[0], said
+    released_pages = list((root / "exchange" / load(root).COURSE_ID / "feedback").glob("*.html"))
+    assert len(released_pages) == 2 and all(page.stat().st_mode & 0o777 == 0o644 for page in released_pages)
 
 
 def test_an_extension_of_an_assignment_without_a_due_date_is_refused(released, tmp_path):
@@ -282,7 +364,8 @@ def test_a_regrade_previews_what_it_applies_keeps_the_ta_and_reverts_exactly(rel
     applied = _cli(root, "regrade", A, "--reason", "two hidden cases; late policy eased").splitlines()
     preview = preview[next(i for i, line in enumerate(preview) if line.startswith("preview (nothing written)")) + 1 :]
     applied = applied[next(i for i, line in enumerate(applied) if line.startswith("grade history entry")) + 1 :]
-    assert preview == applied and applied  # the same lines: whose grades, per check, before and after
+    assert applied[-1].startswith("grades moved: 0 feedback page(s) now show an older grade (-)")  # none made yet
+    assert preview == applied[:-1] and preview  # the same lines: whose grades, per check, before and after
     assert sum(line.startswith("    late penalty:") for line in applied) == 4  # every one of them was 20 days late
     (entry,) = history.entries(_ledger(root))
     assert (
@@ -398,7 +481,13 @@ def test_a_plain_autograde_moves_no_grade_a_changed_grader_would_move(released, 
     root = _course(released, tmp_path / "course")
     for student in ("mo", "ned"):
         write_submission(root, student, A, _mistaken())
-    _cli(root, "autograde", A)
+    table = _cli(root, "autograde", A).splitlines()
+    header = next(line for line in table if line.startswith("student"))
+    assert header.endswith("awaiting a TA  penalty  final  misconceptions named"), header  # due 20 days ago
+    with _gradebook(root) as gb:
+        mo = gb.find_submission(A, "mo")
+        final = f"{mo.score - mo.late_submission_penalty:.2f}"
+    assert any(line.split()[:2] == ["mo", A] and final in line.split() for line in table), table
     graded = _state(root)
     with open(root / "course_config.py", "a", encoding="utf-8") as settings:
         settings.write("HIDDEN_CASES = 1\n")
@@ -409,7 +498,7 @@ def test_a_plain_autograde_moves_no_grade_a_changed_grader_would_move(released, 
 
     entry = _cli(root, "regrade", A, "--reason", "one hidden case")
     assert "grade history entry 1 (regrade)" in entry
-    _cli(root, "regrade", A, "--revert", "1")
+    _cli(root, "regrade", "--revert", "1")  # the entry names what it moved
     reverted = _state(root)
     _cli(root, "autograde", A)
     assert _state(root) == reverted == graded

@@ -13,9 +13,11 @@ An attempt is a set of bytes: a hand-in whose bytes equal an earlier one's is th
 the first time its bytes arrived.
 
 Beside the receipts the course keeps, in the same database: extensions (`Extension`, appended; the
-latest for a student and assignment holds, a revoked one has no `until`), the grade history
-(`autograder.term.history`), the scores of earlier attempts (for "counts": "best"), and which
-students grading created (so that the roster check of zip_collect waits for a real roster).
+latest for a student and assignment holds, a revoked one has no `until`), grants of extra attempts,
+late days or a later close date (`Grant`, appended; the latest of each value holds), the grade
+history (`autograder.term.history`), the scores of earlier attempts (for "counts": "best"), each
+attempt's written answers by digest (whose TA grade is whose: `autograder.intake.bookkeeping`), and
+which students grading created (so that the roster check of zip_collect waits for a real roster).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The term's rules as data: each assignment's due date, grace, late policy, attempts and feedback,
-from `course_config.TERM` (read into `Rules`), and the late policy's arithmetic.
+"""The term's rules as data: each assignment's due date, grace, late policy, attempts, feedback, close
+date and cap on late days, from `course_config.TERM` (read into `Rules`), and the late policy's
+arithmetic.
 
 Times are the grader's (`autograder.coursedir.ledger`): a submission is late when the ledger
 received it after its due date (the student's extension, where one was granted, in its place) plus

@@ -141,7 +141,7 @@ def _feedback(student: Person) -> str:
     assert pages.count() == 1, "one feedback page in the folder of the newest feedback"
     pages.first.dblclick()
     frame = page.frame_locator("#jp-main-dock-panel iframe").first
-    frame.locator("body").wait_for()
+    frame.locator("main").wait_for()  # the page itself, not the empty frame JupyterLab shows while it loads it
     return frame.locator("body").inner_text()
 
 

@@ -38,7 +38,7 @@ from ..coursedir.layout import FailedAttempt
 from ..coursedir.ledger import CARRIED, Grant, Ledger, claimed_time
 from ..grading.attempts import NoSecret, read_secret
 from ..labels import label
-from ..term import policy
+from ..term import penalties, policy
 from ..term.penalties import naive_utc
 from .escape import ShownRecord, code_span, shown
 from .putback import EarlierCopy
@@ -204,12 +204,11 @@ class AdmittedAutograde(Autograde):
             assignment_id, student_id, folder, source="submitted", claimed=claimed_time(folder, MAX_TIMESTAMP_BYTES)
         )
         rules = policy.rules(config.load(self.coursedir.root), assignment_id)
-        extension = ledger.extensions().get((assignment_id, student_id))
-        granted = ledger.grants().get((assignment_id, student_id), Grant())
-        closes = rules.closes_for(extension.until if extension else None, granted.closes)
+        closes = penalties.closes(rules, ledger, assignment_id, student_id)
         if closes is not None and ledger.first_received(receipt) > closes:
             shown = f"{closes.astimezone(rules.zone):%Y-%m-%d %H:%M} ({rules.zone})"
             raise Refused([label("admission.after_close", assignment=assignment_id, closes=shown)])
+        granted = ledger.grants().get((assignment_id, student_id), Grant())
         allowed = rules.attempts + granted.attempts if rules.attempts is not None else None
         if allowed is not None and receipt.attempt > allowed:
             raise Refused(

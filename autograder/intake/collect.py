@@ -44,8 +44,8 @@ from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
 from ..coursedir import config
-from ..coursedir.ledger import CARRIED, Grant, Ledger, arrived_by, changed_at, claimed_time, now
-from ..term import policy
+from ..coursedir.ledger import CARRIED, Ledger, arrived_by, changed_at, claimed_time, now
+from ..term import penalties, policy
 from ..term.penalties import naive_utc
 from .admission import record_refusal
 from .walk import Changed, Refused, Verdict, copy_at, inspect, open_folder, open_plain
@@ -289,9 +289,7 @@ class SafeCollect(ExchangeCollect):
             origin=str(src),
         )
         rules = policy.rules(config.load(self.coursedir.root), self.coursedir.assignment_id)
-        extension = ledger.extensions().get((self.coursedir.assignment_id, student))
-        granted = ledger.grants().get((self.coursedir.assignment_id, student), Grant())
-        closes = rules.closes_for(extension.until if extension else None, granted.closes)
+        closes = penalties.closes(rules, ledger, self.coursedir.assignment_id, student)
         if closes is not None and received > closes:
             self.log.warning(
                 "%s's hand-in of %s arrived after it closed (%s UTC): recorded, and autograde will not grade it",

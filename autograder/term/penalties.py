@@ -57,6 +57,14 @@ def lateness(settings: Settings, ledger: Ledger, student: str) -> dict[str, Late
     return found
 
 
+def closes(rules_: Rules, ledger: Ledger, assignment: str, student: str) -> dt.datetime | None:
+    """The student's close date of `assignment`: the term's, moved by their extension or a granted
+    close date past it (`Rules.closes_for`); None where the term gives none."""
+    extension = ledger.extensions().get((assignment, student))
+    granted = ledger.grants().get((assignment, student), Grant())
+    return rules_.closes_for(extension.until if extension else None, granted.closes)
+
+
 def handed_in_at(
     receipts: list[Receipt], receipt: Receipt, rules_: Rules, extension: dt.datetime | None
 ) -> dt.datetime:

@@ -41,6 +41,8 @@ RUN_BY = {
     r"^autograder release\b": "tests/commands/test_cli.py::test_release_keeps_a_hand_edited_source_notebook_unless_forced",
     r"^autograder autograde\b": "tests/commands/test_fail_closed.py::"
     "test_an_unreadable_regrade_keeps_the_earlier_graded_copy_and_its_grades_and_the_report_says_so",
+    r"^autograder feedback --release\b": "tests/term/test_term.py::"
+    "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
     r"^autograder feedback\b": "tests/commands/test_cli.py::test_feedback_for_some_students_leaves_the_others_alone",
     r"^autograder export\b": "tests/reporting/test_exports.py::test_export_takes_students_on_the_command_line",
     r"^autograder report\b": "tests/reporting/test_report_html.py::test_the_report_command_writes_the_page",

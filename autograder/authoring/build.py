@@ -27,22 +27,23 @@ from ..labels import label
 from ..vocabulary import template
 from ..vocabulary.spec import SUMMARY, Assignment
 from ..vocabulary.template import KIT_IMPORT, expand_includes, parse
+from . import kit
 
 NBGRADER = {"schema_version": 3, "task": False}
-#: The file name of the student kit's wheel (`python -m autograder kit` builds it).
-KIT_WHEEL = "rnn_course_kit-0.2.0-py3-none-any.whl"
 
 
-def _with_edition(body: str, assignment: str, lang: str) -> str:
+def _with_edition(body: str, assignment: str, lang: str, root: Path) -> str:
     """A setup cell whose `checker` call records the notebook's edition, so that its messages are in
-    that language wherever the notebook is opened, and whose import of the kit says how to install
-    it where it is missing."""
+    that language wherever the notebook is opened, and the version of the course's kit (`kit.version`),
+    so that the self-check says when it runs on another; and whose import of the kit says how to
+    install it where it is missing."""
     guarded = (
         f"try:\n    {KIT_IMPORT}\nexcept ModuleNotFoundError:\n"
-        f"    raise ModuleNotFoundError({label('notebook.no_kit', wheel=KIT_WHEEL)!r}) from None"
+        f"    raise ModuleNotFoundError({label('notebook.no_kit', wheel=kit.wheel_name(root))!r}) from None"
     )
     call = f'checker("{assignment}")'
-    return body.replace(KIT_IMPORT, guarded).replace(call, f'checker("{assignment}", lang="{lang}")')
+    named = f'checker("{assignment}", lang="{lang}", kit="{kit.version(root)}")'
+    return body.replace(KIT_IMPORT, guarded).replace(call, named)
 
 
 def check_source(name: str) -> str:
@@ -122,7 +123,9 @@ def build_notebook(spec: Assignment, root: Path = config.REPO_ROOT) -> nbformat.
         elif kind == "code":
             cell = nbformat.v4.new_code_cell(expand_includes(body))
         elif kind in ("setup", "summary"):
-            cell = nbformat.v4.new_code_cell(_with_edition(expand_includes(body), assignment, config.language(root)))
+            cell = nbformat.v4.new_code_cell(
+                _with_edition(expand_includes(body), assignment, config.language(root), Path(root))
+            )
             grade_id = SUMMARY if kind == "summary" else f"setup-{index}"
             cell.metadata["nbgrader"] = {
                 **NBGRADER,
@@ -206,7 +209,9 @@ def write_source(spec: Assignment, root: Path = config.REPO_ROOT) -> Path:
     for data in config.DATA_DIR.glob("*.json"):
         if data.name in text:
             shutil.copyfile(data, folder / data.name)  # its mode the umask's: the course's copy is private
-    (folder / "README.md").write_text(label("student.readme", assignment=assignment, wheel=KIT_WHEEL), encoding="utf-8")
+    (folder / "README.md").write_text(
+        label("student.readme", assignment=assignment, wheel=kit.wheel_name(root)), encoding="utf-8"
+    )
     solutions = Path(root) / "solutions"
     solutions.mkdir(exist_ok=True)
     (solutions / "__init__.py").touch()

@@ -191,9 +191,19 @@ def _parser() -> argparse.ArgumentParser:
         "--redo", action="store_true", help="grade again the submissions graded already (unchanged since)"
     )
     students(grade)
-    feedback = command("feedback", "nbgrader generate_feedback for autograded submissions")
+    feedback = command(
+        "feedback",
+        "nbgrader generate_feedback for the autograded submissions whose page is stale "
+        "(never made, or its grade, comments, term lines or expected values moved since)",
+    )
     feedback.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     students(feedback)
+    feedback.add_argument("--all", action="store_true", help="make every page again, stale or not")
+    feedback.add_argument(
+        "--release",
+        action="store_true",
+        help="then nbgrader release_feedback for the assignments of the pages made (for a schedule: cron)",
+    )
     export = command(
         "export",
         "grades.csv, scores.csv, canvas.csv, questions.csv, question_stats.csv, parameter_stats.csv "
@@ -339,11 +349,20 @@ def _run(args, root: Path) -> int:
             course.release(root, _names(args, root), force=args.force)
         except course.HandEdited as error:
             raise SystemExit(str(error)) from None
+        _say_kit(root)
     elif args.command == "feedback":
         try:
             names = _names(args, root)  # checks the names given
-            course.feedback(root, names if args.assignments else None, students=args.student or None)
-        except FileNotFoundError as error:
+            made = course.feedback(
+                root,
+                names if args.assignments else None,
+                students=args.student or None,
+                every=args.all,
+                release=args.release,
+            )
+            shown = ", ".join(f"{a}/{s}" for a, s in made[:5]) + (" ..." if len(made) > 5 else "")
+            print(label("cli.feedback_made", count=len(made), pages=shown) if made else label("cli.feedback_none"))
+        except (FileNotFoundError, ValueError) as error:
             raise SystemExit(str(error)) from None
     elif args.command == "export":
         try:
@@ -363,8 +382,9 @@ def _run(args, root: Path) -> int:
         return _similarity(args, root)
     elif args.command == "kit":
         wheel = kit.build(args.out, root)
+        kit.record_built(root)
         print(wheel)
-        print(label("kit.hand_out", wheel=wheel.name))
+        print(label("kit.hand_out", wheel=wheel.name, version=kit.version(root)))
     elif args.command == "demo":
         return _demo(args, root)
     elif args.command in ("extend", "regrade", "history"):
@@ -513,7 +533,7 @@ def _term(args, root: Path) -> int:
             for entry in history.entries(ledger):
                 moved = [c for c in entry.changes if not args.student or c.student in args.student]
                 if moved or not args.student:
-                    when = f"{entry.at.astimezone(zone):%Y-%m-%d %H:%M} ({settings.TIMEZONE})"
+                    when = policy.shown(entry.at, zone)
                     lines.append(f"#{entry.id} {when} {entry.action} ({entry.grader}): {entry.reason}")
                     lines += ["  " + line for line in regrade.lines(moved)]
     except (ValueError, FileNotFoundError) as error:
@@ -522,7 +542,17 @@ def _term(args, root: Path) -> int:
         print(shown(line))
     if args.command in ("extend", "regrade") and not getattr(args, "preview", False):
         _say_stale(root, moved if args.command == "extend" else list(entry.changes))
+    if args.command == "extend":
+        _say_kit(root)
     return 0
+
+
+def _say_kit(root: Path) -> None:
+    """After release or extend: whether students need a new kit (`kit.stale`), in one line."""
+    from ..authoring import kit
+
+    if (line := kit.stale(root)) is not None:
+        print(line)
 
 
 def _say_stale(root: Path, moved: list) -> None:

@@ -268,12 +268,24 @@ class Interrupted(KeyboardInterrupt):
         self.outcomes = outcomes
 
 
-def feedback(root: Path, names: list[str] | None = None, *, students: list[str] | None = None) -> None:
-    """`nbgrader generate_feedback` for every autograded submission of the given assignments (all of
-    them in one nbgrader run where they are every assignment graded: one start-up, not one each).
+def feedback(
+    root: Path,
+    names: list[str] | None = None,
+    *,
+    students: list[str] | None = None,
+    every: bool = False,
+    release: bool = False,
+) -> list[tuple[str, str]]:
+    """`nbgrader generate_feedback` for the autograded submissions of the given assignments whose
+    page is stale (`autograder.reporting.feedback_record`: never made, or its grade, comments, term
+    lines or expected values moved since), or for all of them with `every` (in one nbgrader run where
+    that is every assignment graded: one start-up, not one each); with `release`, then `nbgrader
+    release_feedback` for the assignments of the pages made. The (assignment, student) pages made.
 
     `students` limits it to those students; a student with no autograded submission of an
     assignment named in `names` (or of any assignment, when `names` is empty) is an error."""
+    from ..reporting.feedback_record import Record, inputs
+
     course = Course(Path(root))
     explicit = bool(names)
     names = names or assignments(root)
@@ -293,11 +305,26 @@ def feedback(root: Path, names: list[str] | None = None, *, students: list[str] 
                 f"no autograded submission of {', '.join(missing)} under {course.root / 'autograded'}: "
                 "autograde first (python -m autograder autograde)"
             )
-    todo = [name for name in names if set(students or graded[name]) & graded[name]]
+    keys = [(name, s) for name in names for s in sorted(graded[name]) if not students or s in students]
+    record = Record.read(course.root)
+    digests = inputs(course.root, keys)
+    stale = keys if every else record.stale(course.root, digests, keys)
+    todo = {name: {s for a, s in stale if a == name} for name in names}
+    todo = {name: wanted for name, wanted in todo.items() if wanted}
     present = {p.name for p in (course.root / "autograded").glob("*/*") if p.is_dir()}
-    if len(todo) > 1 and present <= set(todo):  # every assignment graded: one nbgrader, one start-up
-        todo, graded = ["*"], {"*": set().union(*graded.values())}
-    for name in tqdm(todo, desc="feedback", unit="run" if todo == ["*"] else "assignment"):
-        others = sorted(graded[name] - set(students)) if students else []
+    if len(todo) > 1 and present <= set(todo) and all(todo[name] == graded[name] for name in todo):
+        todo = {"*": set().union(*todo.values())}  # every page of every assignment graded: one nbgrader, one start-up
+    everyone = set().union(*graded.values())
+    for name, wanted in tqdm(
+        todo.items(), desc="feedback", unit="run" if "*" in todo else "assignment", disable=not todo
+    ):
+        others = sorted((everyone if name == "*" else graded[name]) - wanted)
         exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
         nbgrader(course.root, "generate_feedback", name, "--force", *exclude)
+    record.write({key: digests[key] for key in stale if key in digests})
+    if release:  # the pages made, and no other: one release_feedback per assignment
+        for name in sorted({a for a, _ in stale}):
+            others = sorted(graded[name] - {s for a, s in stale if a == name})
+            exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
+            nbgrader(course.root, "release_feedback", name, *exclude)
+    return stale

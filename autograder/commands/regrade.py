@@ -16,6 +16,7 @@ A TA's manual scores, comments and "graded" state survive all three (`autograder
 
 from __future__ import annotations
 
+import json
 import shutil
 import sqlite3
 import tempfile
@@ -30,7 +31,8 @@ from ..grading import attempts, figures
 from ..term import history
 from . import course as operations
 
-#: Where an applied regrade keeps the graded folders it replaced, per history entry.
+#: Where an applied regrade keeps the graded folders it replaced, per history entry (`<entry>/`), and
+#: the (assignment, student) submissions it graded again (`<entry>.json`).
 KEPT = ".grade-history"
 
 
@@ -41,6 +43,14 @@ def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[
         for student in (students or course.students(name))
         if course.submitted(student, name).is_dir()
     ]
+
+
+def _touched(course: Course, keys: list[history.Key]) -> list[history.Key]:
+    """What grading `keys` again may move: every assignment of each of their students, since a late
+    penalty is written for all of a student's graded submissions at once (a late-day budget spans
+    the term), not only the one graded."""
+    students = sorted({student for _, student in keys})
+    return [(name, student) for name in course.settings.ASSIGNMENTS for student in students]
 
 
 def _snapshot(course: Course, keys: list[history.Key]) -> history.Snapshot:
@@ -91,11 +101,12 @@ def preview(
     """Whose grades a regrade of `names` (of `students`) would move, graded in a scratch copy."""
     course = Course(Path(root).resolve())
     keys = _jobs(course, names, students)
-    before = _snapshot(course, keys)
+    touched = _touched(course, keys)
+    before = _snapshot(course, touched)
     with tempfile.TemporaryDirectory(prefix="regrade-preview-") as folder:
         scratch = _scratch(course, names, keys, Path(folder) / "course")
         _grade_again(scratch.root, names, keys, workers)
-        after = _snapshot(scratch, keys)
+        after = _snapshot(scratch, touched)
     return history.changes(before, after)
 
 
@@ -108,9 +119,11 @@ def apply(
     course = Course(Path(root).resolve())
     settings = course.settings
     keys = _jobs(course, names, students)
-    before = _snapshot(course, keys)
+    touched = _touched(course, keys)
+    before = _snapshot(course, touched)
     kept = Path(tempfile.mkdtemp(prefix=".pending-", dir=_kept_root(course)))
     try:
+        kept.with_suffix(".json").write_text(json.dumps(keys) + "\n", encoding="utf-8")
         for name, student in keys:
             if course.autograded(student, name).is_dir():
                 shutil.copytree(course.autograded(student, name), kept / student / name, symlinks=True)
@@ -120,10 +133,12 @@ def apply(
         _grade_again(course.root, names, keys, workers)
     except BaseException:
         shutil.rmtree(kept, ignore_errors=True)
+        kept.with_suffix(".json").unlink(missing_ok=True)
         raise
-    moved = history.changes(before, _snapshot(course, keys))
+    moved = history.changes(before, _snapshot(course, touched))
     ledger = Ledger(config.database_url(course.root, settings), settings.COURSE_ID)
     entry = history.append(ledger, "regrade", reason.strip(), grader_version(settings, names), moved, before)
+    kept.with_suffix(".json").rename(_kept_root(course) / f"{entry.id}.json")
     kept.rename(_kept_root(course) / str(entry.id))
     return entry
 
@@ -148,7 +163,11 @@ def revert(root: Path, entry_id: int) -> history.Entry:
         history.restore(gradebook, entry.snapshot)
         gradebook.db.commit()
     folder = _kept_root(course) / str(entry.id)
-    for name, student in keys:
+    try:  # the graded folders of the submissions graded again (an entry's snapshot may hold more)
+        regraded = [tuple(key) for key in json.loads(folder.with_suffix(".json").read_text(encoding="utf-8"))]
+    except FileNotFoundError:
+        regraded = keys  # an entry kept before the snapshot covered more than the submissions graded again
+    for name, student in regraded:
         if (folder / student / name).is_dir():
             shutil.rmtree(course.autograded(student, name), ignore_errors=True)
             shutil.copytree(folder / student / name, course.autograded(student, name), symlinks=True)

@@ -38,6 +38,12 @@ def allows(policy: str, duedate: datetime.datetime | None, now: datetime.datetim
     return policy == "always" or (policy == "after_due" and duedate is not None and now > duedate)
 
 
+def policy_of(settings: Settings, assignment: str, course_policy: str | None = None) -> str:
+    """What the feedback of `assignment` shows: its own `feedback` in TERM, else `course_policy`
+    (default: the course's FEEDBACK_SHOWS_EXPECTED)."""
+    return settings.TERM.get(assignment, {}).get("feedback") or course_policy or settings.FEEDBACK_SHOWS_EXPECTED
+
+
 class RevealExpected(NbGraderPreprocessor):
     """In `nbgrader generate_feedback`: add the expected value of each grade cell's shown hidden case
     where the policy allows it."""
@@ -51,7 +57,7 @@ class RevealExpected(NbGraderPreprocessor):
 
     def preprocess(self, nb: nbformat.NotebookNode, resources: dict):
         about = resources["nbgrader"]
-        policy = self.settings.TERM.get(about["assignment"], {}).get("feedback") or self.shows_expected
+        policy = policy_of(self.settings, about["assignment"], self.shows_expected)
         with Gradebook(about["db_url"], self.settings.COURSE_ID) as gradebook:
             try:
                 duedate = gradebook.find_submission(about["assignment"], about["student"]).duedate

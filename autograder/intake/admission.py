@@ -206,7 +206,7 @@ class AdmittedAutograde(Autograde):
         rules = policy.rules(config.load(self.coursedir.root), assignment_id)
         closes = penalties.closes(rules, ledger, assignment_id, student_id)
         if closes is not None and ledger.first_received(receipt) > closes:
-            shown = f"{closes.astimezone(rules.zone):%Y-%m-%d %H:%M} ({rules.zone})"
+            shown = policy.shown(closes, rules.zone)
             raise Refused([label("admission.after_close", assignment=assignment_id, closes=shown)])
         granted = ledger.grants().get((assignment_id, student_id), Grant())
         allowed = rules.attempts + granted.attempts if rules.attempts is not None else None

@@ -170,11 +170,18 @@ class AssignLatePenalties(NbGraderPreprocessor):
         assignment, student = info["assignment"], info["student"]
         ledger = Ledger(info["db_url"], self.settings.COURSE_ID)
         receipt = ledger.receipts(assignment, student)[-1]  # admission has just recorded the bytes it grades
+        first = receipt.attempt not in ledger.scores(assignment, student)  # not a regrade: it records its own moves
         with CourseGradebook(info["db_url"]) as gb:
+            others = [(name, student) for name in self.settings.ASSIGNMENTS if name != assignment]
+            before = history.Snapshot.take(gb, others)
             submission = gb.find_submission(assignment, student)
             ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, 0.0)
             penalties.write(gb, ledger, self.settings, student)
+            moved = history.changes(before, history.Snapshot.take(gb, others))
             gb.db.commit()
+            if first and moved:  # the student's other work, its penalty written again: said, with why
+                reason = label("history.penalty_moved", assignment=assignment, attempt=receipt.attempt)
+                history.append(ledger, "penalty", reason, grader_version(self.settings, [assignment]), moved, before)
             penalty = submission.late_submission_penalty
             if penalty:
                 self.log.warning(

@@ -269,13 +269,14 @@ class SafeCollect(ExchangeCollect):
         os.rename(staged, dest)
         parts = Path(src).name.split("+")  # student+assignment+time(+random), as `nbgrader submit` names it
         claimed = parts[2] if len(parts) >= 3 else claimed_time(Path(dest))
+        rules = policy.rules(config.load(self.coursedir.root), self.coursedir.assignment_id)
         if _in_the_future(claimed, received):
             self.log.warning(
                 "%s's hand-in of %s claims the time %r, after the grader received it (%s): kept as a claim, never used",
                 Path(dest).parent.name,
                 self.coursedir.assignment_id,
                 claimed[:40],
-                f"{received:%Y-%m-%d %H:%M:%S} UTC",
+                policy.shown(received, rules.zone),
             )
         ledger = Ledger(self.coursedir.db_url, self.coursedir.course_id)
         student = Path(dest).parent.name
@@ -288,14 +289,13 @@ class SafeCollect(ExchangeCollect):
             claimed=claimed,
             origin=str(src),
         )
-        rules = policy.rules(config.load(self.coursedir.root), self.coursedir.assignment_id)
         closes = penalties.closes(rules, ledger, self.coursedir.assignment_id, student)
         if closes is not None and received > closes:
             self.log.warning(
-                "%s's hand-in of %s arrived after it closed (%s UTC): recorded, and autograde will not grade it",
+                "%s's hand-in of %s arrived after it closed (%s): recorded, and autograde will not grade it",
                 student,
                 self.coursedir.assignment_id,
-                f"{closes.astimezone(dt.timezone.utc):%Y-%m-%d %H:%M}",
+                policy.shown(closes, rules.zone),
             )
 
 

@@ -26,8 +26,20 @@ import nbformat
 from ..coursedir import config
 from ..coursedir.gradebook import awaiting_ta
 from ..coursedir.layout import Course
+from ..coursedir.ledger import Ledger
 from ..grading.result import CaseOutcome, GradeResult
-from ..term.standing import EPS, GRADED, NOT_SUBMITTED, RECEIVED, REFUSED, STATES, Submission, standing
+from ..term.standing import (
+    EPS,
+    GRADED,
+    NOT_SUBMITTED,
+    RECEIVED,
+    REFUSED,
+    STATES,
+    Allowance,
+    Submission,
+    allowances,
+    standing,
+)
 
 __all__ = [
     "EPS",
@@ -36,6 +48,7 @@ __all__ = [
     "RECEIVED",
     "REFUSED",
     "STATES",
+    "Allowance",
     "ClassData",
     "Row",
     "Student",
@@ -120,7 +133,8 @@ class Student:
 @dataclass
 class ClassData:
     """The class as the gradebook, the ledger and the graded notebooks hold it: `submissions` has an
-    entry for every hand-in (graded, refused or received); a student with none is not submitted."""
+    entry for every hand-in (graded, refused or received); a student with none is not submitted.
+    `allowances` holds what `extend` granted, in force (handed in or not)."""
 
     course_id: str
     assignments: list[str]
@@ -130,6 +144,9 @@ class ClassData:
     students: list[Student]
     submissions: dict[tuple[str, str], Submission]
     rows: list[Row]
+    allowances: dict[tuple[str, str], Allowance] = field(default_factory=dict)
+    #: the course's TIMEZONE, where the pages give times
+    timezone: str = "UTC"
 
     def submitted(self, assignment: str, student: str) -> bool:
         return (assignment, student) in self.submissions
@@ -244,7 +261,7 @@ def load(root: Path, students: list[str] | None = None, *, values_of: str | None
     settings = config.load(course.root)
     wanted = set(students) if students else None
     db_url = config.database_url(course.root, settings)
-    data = ClassData(settings.COURSE_ID, [], {}, {}, {}, [], {}, [])
+    data = ClassData(settings.COURSE_ID, [], {}, {}, {}, [], {}, [], timezone=settings.TIMEZONE)
     found: dict[tuple[str, str], tuple[float, float, str, bool]] = {}
     with Gradebook(db_url) as gradebook:
         known = {assignment.name: assignment for assignment in gradebook.assignments}
@@ -270,6 +287,7 @@ def load(root: Path, students: list[str] | None = None, *, values_of: str | None
                     course, name, student, entries, [g for g, _ in data.questions[name]], values=name == values_of
                 )
     data.submissions = standing(course, settings, db_url, data.max_scores, found, wanted)
+    data.allowances = allowances(Ledger(db_url, settings.COURSE_ID), data.assignments, wanted)
     roster = {s.id for s in data.students}
     data.students = sorted(
         data.students + [Student(s) for s in {s for (_, s) in data.submissions} - roster], key=lambda s: s.id

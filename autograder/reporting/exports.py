@@ -6,6 +6,7 @@ autograded notebooks: each student's state per assignment, raw score, late penal
 from __future__ import annotations
 
 import csv
+import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,6 +61,23 @@ def _cell(value):
     return value
 
 
+def _iso(when) -> str:
+    """A time of the sheets: ISO 8601 in UTC (as the gradebook keeps it), "" for none."""
+    return when.astimezone(dt.timezone.utc).isoformat() if when else ""
+
+
+def _reason(sub) -> str:
+    """Why the student's last hand-in was refused or not graded, "" where it was not; where it was
+    refused and an earlier attempt's grade counts, which one (the state is then that grade's)."""
+    from .classdata import REFUSED
+
+    if sub is None or not sub.failed:
+        return ""
+    if sub.state == REFUSED and sub.graded:
+        return label("export.refused_earlier_counts", refused=sub.attempts, reason=sub.failed, attempt=sub.attempt)
+    return sub.failed
+
+
 def write_csv(path: Path, header: list[str], rows) -> Path:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -83,7 +101,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
     range of each drawn parameter of each check (`autograder.reporting.variants`). Headers are in
     the course language (`COURSE_LANG`, labels `export.*`), except canvas.csv's, which Canvas fixes;
     values (ids, numbers, yes/no, states) are the same in every language."""
-    from .classdata import RECEIVED, REFUSED, load, points
+    from .classdata import GRADED, RECEIVED, REFUSED, Allowance, load, points
     from .stats import question_stats
     from .variants import range_stats
 
@@ -111,6 +129,7 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             for student in data.students:
                 sub = data.submissions.get((assignment, student.id))
                 scores = (sub.raw_score, sub.penalty, sub.score) if sub and sub.graded else (0.0, 0.0, 0.0)
+                allowance = data.allowances.get((assignment, student.id), Allowance())
                 yield [
                     assignment,
                     data.duedates[assignment],
@@ -120,15 +139,19 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
                     student.first_name,
                     student.email,
                     "yes" if sub else "no",
-                    data.state(assignment, student.id),
+                    GRADED if sub and sub.state == REFUSED and sub.graded else data.state(assignment, student.id),
                     sub.attempt if sub and sub.attempt is not None else "",
                     sub.attempts if sub else 0,
                     sub.days_late if sub else 0,
                     sub.late_days_used if sub else 0,
+                    _iso(allowance.until),
+                    allowance.attempts,
+                    allowance.late_days,
+                    _iso(allowance.closes),
                     *map(_points, scores),
                     _points(awaiting(assignment, student.id)),
                     _points(data.max_scores[assignment]),
-                    sub.failed if sub else "",
+                    _reason(sub),
                 ]
 
     grades = write_csv(
@@ -147,6 +170,10 @@ def export(root: Path, out: Path | None = None, *, students: list[str] | None = 
             "attempts",
             "days_late",
             "late_days_used",
+            "extended_until",
+            "extra_attempts",
+            "extra_late_days",
+            "closes",
             "raw_score",
             "late_submission_penalty",
             "final_score",

@@ -12,10 +12,12 @@ import html
 import io
 from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from ..grading.checks import BRANCH
 from ..labels import label
-from .classdata import EPS, GRADED, RECEIVED, REFUSED, ClassData, Points, Row, Submission, points
+from ..term import policy
+from .classdata import EPS, GRADED, RECEIVED, REFUSED, Allowance, ClassData, Points, Row, Submission, points
 from .page_style import class_style, header_cell, label_html, scroll_region, student_ids
 from .report_plots import histogram_figure, misconception_figure, score_bins
 from .report_text import _named
@@ -164,6 +166,23 @@ def _listing(label_id: str, count_id: str, items: list[str], sep: str = ", ") ->
     ]
 
 
+def _granted(allowance: Allowance, timezone: str) -> str:
+    """What `extend` granted one student, times in the course's zone ("due 2027-03-03 23:59 (UTC); attempts +1")."""
+    zone = ZoneInfo(timezone)
+
+    def at(when) -> str:
+        return policy.shown(when, zone)
+
+    parts = [label("report.extended_until", until=at(allowance.until))] if allowance.until else []
+    if allowance.attempts:
+        parts.append(label("report.extended_attempts", count=allowance.attempts))
+    if allowance.late_days:
+        parts.append(label("report.extended_late_days", count=allowance.late_days))
+    if allowance.closes:
+        parts.append(label("report.extended_closes", closes=at(allowance.closes)))
+    return "; ".join(parts)
+
+
 def _late_note(sub: Submission) -> str:
     """Below a late submission's grade: its days late and the points lost (raw score, penalty and
     final grade on hover)."""
@@ -259,8 +278,23 @@ def _who(data: ClassData, assignment: str) -> list[str]:
         "report.refused",
         "report.refused_count",
         [
-            label_html("report.refused_entry", student=student_ids([sub.student]), reason=html.escape(sub.failed))
+            label_html(
+                "report.refused_entry_counts" if sub.graded else "report.refused_entry",
+                student=student_ids([sub.student]),
+                reason=html.escape(sub.failed),
+                attempt=str(sub.attempt),
+            )
             for sub in data.in_state(assignment, REFUSED)
+        ],
+        "; ",
+    )
+    parts += _listing(
+        "report.extended",
+        "report.extended_count",
+        [
+            f"{student_ids([student])} ({html.escape(_granted(allowance, data.timezone))})"
+            for (a, student), allowance in sorted(data.allowances.items())
+            if a == assignment
         ],
         "; ",
     )

@@ -46,7 +46,7 @@ def notes(settings: Settings, db_url: str, assignment: str, student: str) -> lis
     """The term's lines of one student's feedback on `assignment`, in the course language."""
     ledger = Ledger(db_url, settings.COURSE_ID)
     zone = policy.zone(settings)
-    shown = lambda when: f"{when.astimezone(zone):%Y-%m-%d %H:%M} ({settings.TIMEZONE})"  # noqa: E731
+    shown = lambda when: policy.shown(when, zone)  # noqa: E731
     lines = []
     receipt = penalties.graded_receipts(ledger, student).get(assignment)
     if receipt is not None:

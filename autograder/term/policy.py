@@ -104,6 +104,12 @@ def zone(settings: Settings) -> dt.tzinfo:
         ) from None
 
 
+def shown(when: dt.datetime, tz: dt.tzinfo) -> str:
+    """A time as an instructor or a student reads it: the wall clock of the course's zone `tz`, to
+    the minute, and the zone's name ("2027-03-01 23:59 (Europe/Berlin)")."""
+    return f"{when.astimezone(tz):%Y-%m-%d %H:%M} ({tz})"
+
+
 def parse_time(text: str, tz: dt.tzinfo, what: str) -> dt.datetime:
     """An aware time from `text` ("2027-03-01 23:59", ISO 8601, with or without an offset; without
     one it is a wall-clock time of `tz`); SettingsError naming `what` otherwise."""

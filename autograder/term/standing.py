@@ -13,6 +13,7 @@ late days the student's budget covered).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -80,6 +81,38 @@ class Submission:
     def late(self) -> bool:
         """Graded, and handed in after its due date (or with a late penalty)."""
         return self.graded and (self.days_late > 0 or self.penalty > EPS)
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """What one student was granted on one assignment beyond the term's rules, as in force (`extend`):
+    a due date moved to `until` (aware UTC), extra attempts that count, extra late days, and a later
+    close date `closes` (aware UTC)."""
+
+    until: dt.datetime | None = None
+    attempts: int = 0
+    late_days: int = 0
+    closes: dt.datetime | None = None
+
+
+def allowances(ledger: Ledger, assignments: list[str], wanted: set[str] | None) -> dict[tuple[str, str], Allowance]:
+    """(assignment, student) -> what is granted in force to the `wanted` students on `assignments`
+    (an extension revoked, and a grant of nothing, are none)."""
+    extensions, grants = ledger.extensions(), ledger.grants()
+    found = {}
+    for key in sorted(set(extensions) | set(grants)):
+        if key[0] not in assignments or (wanted is not None and key[1] not in wanted):
+            continue
+        grant, extension = grants.get(key), extensions.get(key)
+        allowance = Allowance(
+            extension.until if extension else None,
+            grant.attempts if grant else 0,
+            grant.late_days if grant else 0,
+            grant.closes if grant else None,
+        )
+        if allowance != Allowance():
+            found[key] = allowance
+    return found
 
 
 def failures(course: Course, assignment: str, wanted: set[str] | None) -> dict[str, FailedAttempt]:

@@ -24,6 +24,7 @@ import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable
 
@@ -124,10 +125,11 @@ def validating() -> bool:
     return os.environ.get("NBGRADER_EXECUTION") == "validate"
 
 
-def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
+def checker(assignment: str, lang: str | None = None, kit: str | None = None) -> Callable[..., None]:
     """The `check` function of one assignment's notebook; `lang` (the notebook's edition, "en" or
     "zh") is the language its checks and summary speak, and so do the notebook's
-    `uses_your_functions` cells after it (None: `COURSE_LANG`)."""
+    `uses_your_functions` cells after it (None: `COURSE_LANG`); `kit`, the version of the kit the
+    notebook was released with, which the summary names when this kit is another (`kit_line`)."""
     _edition[:] = [lang]
     checks = public_checks(assignment)
     outcomes: dict[str, SummaryItem] = {}  # in the order the checks first ran: the notebook's, on a Run All
@@ -163,7 +165,8 @@ def checker(assignment: str, lang: str | None = None) -> Callable[..., None]:
         with messages.speaking(lang):
             points = {name: spec["points"] for name, spec in checks.items()}
             half = public_half(assignment)
-            print("\n".join(summary_lines(points, outcomes, half.get("written", {}), due=half.get("due"))))
+            lines = summary_lines(points, outcomes, half.get("written", {}), due=half.get("due"))
+            print("\n".join([*kit_line(kit, installed_version()), *lines]))
 
     check.summary = summary
     return check
@@ -177,6 +180,23 @@ def _number(value: float) -> int | float:
     """Points as a student reads them: 3, not 3.0; 0.67, not 0.6667."""
     value = round(float(value), 2)
     return int(value) if value.is_integer() else value
+
+
+def installed_version() -> str | None:
+    """The version of the kit this Python has installed (None where it runs from a source folder)."""
+    try:
+        return metadata.version("rnn-course-kit")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def kit_line(wanted: str | None, installed: str | None) -> list[str]:
+    """The summary's first lines where the kit `installed` is not the version `wanted` (the one the
+    notebook was released with): then the due date, points and checks here may not be the course's."""
+    if not wanted or not installed or wanted == installed:
+        return []
+    wheel = f"rnn_course_kit-{wanted}-py3-none-any.whl"
+    return messages.wrap(messages.text("notebook.kit_differs", installed=installed, wanted=wanted, wheel=wheel))
 
 
 def due_line(due: Mapping[str, str]) -> str:

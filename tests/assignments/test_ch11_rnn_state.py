@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from autograder.assignments import get
 from autograder.assignments.ch11_rnn_state import models as ch11_models
 from autograder.assignments.ch11_rnn_state import reference as ref
-from autograder.authoring import build
+from autograder.authoring import build, kit
 from autograder.coursedir import config
 from autograder.grading import checks as core
 from autograder.grading.checks import Case
@@ -86,7 +86,10 @@ def test_the_checks_are_the_stubs_then_the_exercises():
 
 def test_setup_cell_holds_the_solution_load_model():
     setup = build.build_notebook(get(A)).cells[1].source
-    assert "from rnnkit import checker" in setup and 'check = checker("ch11_rnn_state", lang="en")' in setup
+    assert (
+        "from rnnkit import checker" in setup
+        and f'check = checker("ch11_rnn_state", lang="en", kit="{kit.version()}")' in setup
+    )
     for line in ("import numpy as np", "from fractions import Fraction", "import matplotlib.pyplot as plt"):
         assert line in setup
     ours = {node.name: ast.unparse(node) for node in ast.parse(setup).body if isinstance(node, ast.FunctionDef)}

@@ -11,6 +11,7 @@ import ast
 import pytest
 
 from autograder.assignments import ALL
+from autograder.authoring import kit
 from autograder.authoring.build import build_notebook
 from autograder.coursedir import config
 from autograder.vocabulary import catalogue
@@ -44,7 +45,10 @@ def test_the_checks_are_the_solutions_functions_with_points(spec):
 def test_the_notebook_holds_each_solution_once_and_a_test_cell_per_check(spec):
     cells = build_notebook(spec).cells
     setup = cells[1]
-    assert _nbgrader(setup)["locked"] and f'check = checker("{spec.name}", lang="en")' in setup.source
+    assert (
+        _nbgrader(setup)["locked"]
+        and f'check = checker("{spec.name}", lang="en", kit="{kit.version()}")' in setup.source
+    )
     solved = [
         _nbgrader(cell)["grade_id"] for cell in cells if _nbgrader(cell).get("solution") and cell.cell_type == "code"
     ]

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from autograder.assignments import get
-from autograder.authoring import build
+from autograder.authoring import build, kit
 from autograder.labels import label
 
 from ..conftest import ASSIGNMENTS, REPO
@@ -37,7 +37,7 @@ def test_the_zh_release_is_chinese_teaching_text_around_the_same_code(assignment
 
     def code(notebook, lang):  # the same code, but for the edition the checker records and the missing kit's message
         monkeypatch.setenv("COURSE_LANG", lang)
-        missing_kit = repr(label("notebook.no_kit", wheel=build.KIT_WHEEL))
+        missing_kit = repr(label("notebook.no_kit", wheel=kit.wheel_name()))
         return [
             c.source.replace(f'lang="{lang}"', "lang=EDITION").replace(missing_kit, "MESSAGE")
             for c in notebook.cells
@@ -45,7 +45,10 @@ def test_the_zh_release_is_chinese_teaching_text_around_the_same_code(assignment
         ]
 
     assert code(chinese, "zh") == code(english, "en")
-    assert f'checker("{assignment}", lang="zh")' in chinese.cells[1].source + chinese.cells[2].source
+    assert (
+        f'checker("{assignment}", lang="zh", kit="{kit.version()}")'
+        in chinese.cells[1].source + chinese.cells[2].source
+    )
     assert [c.metadata for c in chinese.cells] == [c.metadata for c in english.cells]
     for en, zh in zip(english.cells, chinese.cells):
         if zh.cell_type == "markdown":

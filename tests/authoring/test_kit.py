@@ -36,7 +36,10 @@ def wheel(tmp_path_factory) -> Path:
         text=True,
     )
     assert result.returncode == 0, result.stderr
-    return Path(result.stdout.strip().splitlines()[0])
+    wheel = Path(result.stdout.strip().splitlines()[0])
+    assert f"pip install {wheel.name}" in result.stdout and f"Its version ({kit.version(root)})" in result.stdout
+    assert json.loads((root / kit.KIT_RECORD).read_text())["version"] == kit.version(root)  # what release compares
+    return wheel
 
 
 @pytest.fixture(scope="module")
@@ -58,10 +61,15 @@ def _bodies(source: str) -> list[str]:
 
 
 def test_the_notebooks_and_the_students_readme_name_the_wheel_that_is_built(wheel):
-    from autograder.authoring.build import KIT_WHEEL
-
-    assert wheel.name == KIT_WHEEL
-    assert f"pip install {KIT_WHEEL}" in (REPO_ROOT / "release" / "ch12_bptt" / "README.md").read_text(encoding="utf-8")
+    assert wheel.name == kit.wheel_name() and kit.version().startswith("0.2.0+k")
+    assert f"pip install {wheel.name}" in (REPO_ROOT / "release" / "ch12_bptt" / "README.md").read_text(
+        encoding="utf-8"
+    )
+    with zipfile.ZipFile(wheel) as archive:
+        meta = next(name for name in archive.namelist() if name.endswith(".dist-info/METADATA"))
+        assert f"Version: {kit.version()}" in archive.read(meta).decode()
+    for name in ALL:
+        assert kit.released_with(REPO_ROOT / "release" / name / f"{name}.ipynb") == kit.version(), name
 
 
 def test_the_wheel_is_small_and_public(wheel, files):
@@ -221,7 +229,10 @@ def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, a
     for name, text in right.items():
         assert re.search(r"(\d+)/\1 public cases right|agrees with the book's reference answer", text), (name, text)
         assert "the points come from hidden cases" not in text  # said once, in the summary
-    stub = _check_texts(_run_notebook(clean_venv, tmp_path, json.loads((release / f"{assignment}.ipynb").read_text())))
+    stub_cells = _run_notebook(clean_venv, tmp_path, json.loads((release / f"{assignment}.ipynb").read_text()))
+    assert "Your course kit is" not in json.dumps(stub_cells[-1])  # the summary: the kit it was released with
+    assert "Checks right: 0 of" in json.dumps(stub_cells[-1])
+    stub = _check_texts(stub_cells)
     for name, text in stub.items():
         assert "still the stub" in text, (name, text)
     mistake = get(assignment).mistakes()[0]
@@ -229,3 +240,59 @@ def test_alone_the_kit_self_checks_the_released_notebook(clean_venv, tmp_path, a
         _run_notebook(clean_venv, tmp_path, filled(release / f"{assignment}.ipynb", get(assignment), mistake))
     )
     assert f"[{mistake.id}]" in named[mistake.function]
+
+
+# --------------------------------------------------------------------------- the kit follows the course
+def test_the_kit_version_follows_what_it_carries_and_only_that(tmp_path):
+    from autograder.coursedir import config
+
+    root = make_course(tmp_path / "course")
+    settings = root / "course_config.py"
+    original = settings.read_text(encoding="utf-8")
+
+    def version_with(extra: str) -> str:
+        settings.write_text(original + extra, encoding="utf-8")
+        config.load.cache_clear()
+        return kit.version(root)
+
+    plain = version_with("")
+    assert plain == kit.version() and plain == version_with("")  # a build again of the same course: the same
+    due = {"ch12_bptt": {"due": "2027-03-01T23:59:00+01:00"}}
+    dated = version_with(f"\nTERM = {due!r}\n")
+    moved = version_with("\nTERM = {'ch12_bptt': {'due': '2027-03-02T23:59:00+01:00'}}\n")
+    points = version_with("\nPOINTS = {'bptt_scalar': 7}\n")
+    closes = {"ch12_bptt": {**due["ch12_bptt"], "closes": "2027-03-09T23:59:00+01:00", "max_late_days": 2}}
+    assert len({plain, dated, moved, points}) == 4  # a due date, a moved one, the points: each a new kit
+    assert version_with(f"\nTERM = {closes!r}\n") == dated  # what the kit does not carry leaves it as it is
+    assert all(re.fullmatch(r"0\.2\.0\+k[0-9a-f]{12}", v) for v in (plain, dated, moved, points))
+    version_with("")
+
+
+def test_a_new_kit_installs_over_the_old_one_and_the_notebook_says_which_it_wants(clean_venv, wheel, tmp_path):
+    """The documented line (`pip install <wheel>`) replaces an older kit; the released notebook's
+    summary names the kit it was released with when another runs it (and says nothing on its own kit:
+    `test_alone_the_kit_self_checks_the_released_notebook`)."""
+    root = make_course(tmp_path / "course")
+    with open(root / "course_config.py", "a", encoding="utf-8") as settings:
+        settings.write("\nTERM = {'ch12_bptt': {'due': '2027-03-01T23:59:00+01:00'}}\n")
+    newer = kit.build(tmp_path / "dist", root)
+    own = kit.wheel_name()
+
+    def install(wheel: Path) -> str:
+        pip = [sys.executable, "-m", "pip", "--python", str(clean_venv), "install", "--quiet", "--no-deps"]
+        subprocess.run([*pip, "--disable-pip-version-check", str(wheel)], check=True, capture_output=True)
+        show = "import importlib.metadata as m; print(m.version('rnn-course-kit'))"
+        return subprocess.run([str(clean_venv), "-I", "-c", show], capture_output=True, text=True).stdout.strip()
+
+    def summary() -> str:
+        notebook = json.loads((REPO_ROOT / "release" / "ch12_bptt" / "ch12_bptt.ipynb").read_text(encoding="utf-8"))
+        cells = _run_notebook(clean_venv, tmp_path, notebook)
+        return "".join(o.get("text", "") for o in cells[-1]["outputs"] if o["output_type"] == "stream")
+
+    try:
+        assert install(newer) == kit.version(root) != kit.version()
+        said = re.sub(r"\n +", " ", summary())
+        assert f"Your course kit is {kit.version(root)}, not {kit.version()}" in said and f"pip install {own}" in said
+        assert "Due: 2027-03-01" in said  # what the other kit carries: why the line is there
+    finally:
+        assert install(wheel) == kit.version()  # the module's own kit again, by the same line

@@ -171,7 +171,7 @@ def test_nbgrader_validate_names_each_failing_check_with_its_reason(tmp_path):
 
 
 def test_without_the_kit_the_first_cell_says_how_to_install_it():
-    from autograder.authoring.build import KIT_WHEEL
+    from autograder.authoring.kit import wheel_name
 
     notebook = nbformat.read(REPO / "release" / "ch12_bptt" / "ch12_bptt.ipynb", as_version=4)
     setup = next(cell.source for cell in notebook.cells if cell.cell_type == "code")
@@ -180,5 +180,7 @@ def test_without_the_kit_the_first_cell_says_how_to_install_it():
         [sys.executable, "-c", code], capture_output=True, text=True, env={**os.environ, "COURSE_LANG": "en"}
     )
     assert (
-        result.returncode != 0 and f"pip install {KIT_WHEEL}" in result.stderr and "restart the kernel" in result.stderr
+        result.returncode != 0
+        and f"pip install {wheel_name()}" in result.stderr
+        and "restart the kernel" in result.stderr
     ), result.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import html
 import re
 
 import pytest
@@ -176,6 +177,10 @@ def test_the_grade_sheets_show_state_attempt_lateness_raw_penalty_and_final_grad
         "attempts",
         "days_late",
         "late_days_used",
+        "extended_until",
+        "extra_attempts",
+        "extra_late_days",
+        "closes",
         "raw_score",
         "late_submission_penalty",
         "final_score",
@@ -431,3 +436,26 @@ def test_class_data_from_graded_cells_alone_still_counts_every_submission_as_gra
     data = classdata.ClassData.from_rows(rows)
     assert [data.state("a1", s) for s in ("ann", "bob", "cat")] == [GRADED, GRADED, NOT_SUBMITTED]
     assert data.submissions[("a1", "ann")].score == 1.0 and data.total("bob") == 2.0
+
+
+def test_what_extend_granted_shows_escaped_in_the_report_and_the_sheets_for_a_hostile_student_id(tmp_path):
+    """A student id chosen to be markup or a formula, granted an extension and extra attempts: the
+    report names it as text, the sheets as a cell no spreadsheet runs, times in UTC ISO 8601 there
+    and in the course's zone on the page."""
+    course = Course_(tmp_path / "c", {A: {"due": "2027-03-01 23:59"}})
+    hostile = "<img src=x onerror=alert(1)>"
+    formula = "=HYPERLINK(1)"
+    until = dt.datetime(2027, 3, 4, 12, 0, tzinfo=UTC)
+    for student in (hostile, formula):
+        with course.gradebook() as gb:
+            gb.add_student(student)
+        course.ledger.extend(A, student, until, "a note")
+        course.ledger.grant(A, student, "more attempts", attempts=2)
+    data = classdata.load(course.root)
+    assert data.allowances[(A, hostile)] == classdata.Allowance(until, 2, 0, None)
+    page = report.render(data)
+    assert hostile not in page and html.escape(hostile) in page
+    assert "due 2027-03-04 12:00 (UTC); attempts +2" in page
+    rows = {r["student_id"]: r for r in _read(export(course.root, tmp_path / "out").grades)}
+    assert set(rows) == {hostile, "'" + formula}
+    assert rows["'" + formula]["extended_until"] == until.isoformat() and rows[hostile]["extra_attempts"] == "2"

@@ -363,3 +363,107 @@ def test_the_grade_that_counts_is_the_last_or_the_best_with_the_gradebooks_live_
     assert penalties.counted(best, scores, 3, (18.0, 6.0)) == (1, 15.0, 0.0)  # 15 - 0 beats 18 - 6
     assert penalties.counted(best, scores, 2, (16.0, 0.0)) == (2, 16.0, 0.0)  # a TA's points on attempt 2, live
     assert penalties.counted(best, {}, None, (0.0, 0.0)) == (None, 0.0, 0.0)
+
+
+FIRST, OTHER = "ch12_bptt", "ch11_rnn_state"
+DUE = dt.datetime(2027, 3, 1, 12, tzinfo=dt.timezone.utc)
+
+
+def _two_assignments(tmp_path, monkeypatch):
+    """A course where zed's work on FIRST and OTHER is graded 10 of 10, handed in two days after the
+    due date, before OTHER had a late rule: its penalty is 2 once written by the term as it is now."""
+    from nbgrader.api import Gradebook
+
+    from autograder.coursedir import config
+    from autograder.coursedir.graded import graded_record
+    from autograder.coursedir.layout import Course
+
+    from ..conftest import make_course
+
+    monkeypatch.setenv("PATH", nbgrader_env()["PATH"])  # a new gradebook asks `alembic` for its version
+    root = make_course(tmp_path / "course", [FIRST, OTHER])
+    with open(root / "course_config.py", "a", encoding="utf-8") as handle:
+        handle.write(
+            f"\nTERM = {{'{OTHER}': {{'due': '{DUE.isoformat()}', 'late': {{'per_day': 0.1, 'cap': 0.5}}}}}}\n"
+        )
+    course, url = Course(root), config.database_url(root, config.load(root))
+    ledger = Ledger(url, config.load(root).COURSE_ID)
+    with Gradebook(url, config.load(root).COURSE_ID) as gb:
+        gb.add_student("zed")
+        for name in (FIRST, OTHER):
+            gb.add_assignment(name, duedate=DUE.replace(tzinfo=None))
+            gb.add_notebook(name, name)
+            gb.add_grade_cell("q1", name, name, max_score=10, cell_type="code")
+            gb.update_or_create_submission(name, "zed")
+            grade = gb.find_grade("q1", name, name, "zed")
+            grade.auto_score, grade.needs_manual_grade = 10.0, False
+            gb.db.commit()
+            folder = course.submitted("zed", name)
+            folder.mkdir(parents=True)
+            (folder / f"{name}.ipynb").write_text(name, encoding="utf-8")
+            ledger.receive(name, "zed", folder, source="submitted", received=DUE + dt.timedelta(days=2))
+            ledger.record_score(name, "zed", 1, 10.0, 10.0, 0.0)
+            graded = course.autograded("zed", name)
+            graded.mkdir(parents=True)
+            graded_record(graded).write_text("{}", encoding="utf-8")
+    return course, url, ledger
+
+
+def _penalty(url: str, assignment: str) -> float:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(url) as gb:
+        return gb.find_submission(assignment, "zed").late_submission_penalty or 0.0
+
+
+def test_a_regrade_records_every_grade_its_grading_moves_and_a_revert_puts_each_back(tmp_path, monkeypatch):
+    """Grading one assignment again writes the late penalties of all the student's graded work (a
+    late-day budget spans the term): the entry names each move, of the other assignment too (it moved
+    them unrecorded before), and its revert puts them back, leaving the other's graded folder and its
+    record as they were."""
+    from nbgrader.api import Gradebook
+
+    from autograder.commands import regrade
+    from autograder.coursedir import config
+    from autograder.coursedir.graded import graded_record
+    from autograder.term import penalties
+
+    course, url, _ = _two_assignments(tmp_path, monkeypatch)
+    settings_ = config.load(course.root)
+
+    def grade_again(root, names, keys, workers):  # what autograde's late-penalty step does for zed
+        with Gradebook(config.database_url(root, settings_), settings_.COURSE_ID) as gb:
+            penalties.write(gb, Ledger(config.database_url(root, settings_), settings_.COURSE_ID), settings_, "zed")
+            gb.db.commit()
+
+    monkeypatch.setattr(regrade, "_grade_again", grade_again)
+    assert [(c.assignment, c.penalty_after) for c in regrade.preview(course.root, [FIRST])] == [(OTHER, 2.0)]
+    entry = regrade.apply(course.root, [FIRST], None, "the term's rules")
+    assert [(c.assignment, c.student, c.penalty_before, c.penalty_after) for c in entry.changes] == [
+        (OTHER, "zed", 0.0, 2.0)  # two days late on the other assignment: recorded, with the reason
+    ]
+    regrade.revert(course.root, entry.id)
+    assert _penalty(url, OTHER) == 0.0
+    assert graded_record(course.autograded("zed", OTHER)).is_file()  # not graded again: its record stays
+
+
+def test_grading_a_new_attempt_records_the_penalty_it_writes_on_the_students_other_work(tmp_path, monkeypatch):
+    """A new attempt on FIRST, graded by a plain autograde, writes OTHER's penalty too (the term's
+    rules as they are now): a history entry says so, naming both; grading it again records nothing more."""
+    import nbformat
+
+    from autograder.coursedir import config
+    from autograder.intake.bookkeeping import AssignLatePenalties
+    from autograder.term import history
+
+    course, url, ledger = _two_assignments(tmp_path, monkeypatch)
+    (course.submitted("zed", FIRST) / f"{FIRST}.ipynb").write_text("attempt 2", encoding="utf-8")
+    ledger.receive(FIRST, "zed", course.submitted("zed", FIRST), source="submitted", received=DUE)
+    step = AssignLatePenalties(settings=config.load(course.root))
+    resources = {"nbgrader": {"assignment": FIRST, "student": "zed", "db_url": url}}
+    for _ in range(2):  # the new attempt, then the same attempt again (a regrade records its own)
+        step.preprocess(nbformat.v4.new_notebook(), resources)
+    (entry,) = history.entries(ledger)
+    assert entry.action == "penalty" and f"graded {FIRST} attempt 2" in entry.reason
+    assert [(c.assignment, c.penalty_before, c.penalty_after) for c in entry.changes] == [(OTHER, 0.0, 2.0)]
+    assert _penalty(url, OTHER) == 2.0

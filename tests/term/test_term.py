@@ -4,6 +4,7 @@ times and replays hand-ins, and as an instructor who fixes a check mid-term and 
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import hashlib
 import os
@@ -19,14 +20,15 @@ import pytest
 
 from autograder.assignments import get
 from autograder.authoring.submissions import filled, write_submission
-from autograder.commands.course import autograde, nbgrader, release
+from autograder.commands.course import autograde, feedback, nbgrader, release
 from autograder.coursedir import config
 from autograder.coursedir.config import database_url, load
 from autograder.coursedir.gradebook import CourseGradebook
 from autograder.coursedir.ledger import Ledger
 from autograder.grading.worker import nbgrader_env
+from autograder.reporting import classdata, exports, feedback_record, report
 from autograder.reporting.classdata import results_in
-from autograder.term import extensions, history
+from autograder.term import extensions, history, policy
 from autograder.term.notes import notes
 
 from ..classroom import LIMITS
@@ -220,6 +222,20 @@ def test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_
     granted = _cli(root, "extend", "dan", A, "--until", until, "--reason", "illness, note from the office")
     assert f"{A} dan: " in granted and f"late penalty: {late['dan']:g} -> 0" in granted
     assert f"grades moved: 1 feedback page(s) now show an older grade ({A}/dan)" in granted
+    made = _cli(root, "feedback", A, "--release")  # what a schedule (cron) runs: only what changed
+    assert f"feedback: made 1 page(s) ({A}/dan)" in made  # eve's page shows what it showed: left as it was
+    (page,) = (root / "exchange" / load(root).COURSE_ID / "feedback").glob("*.html")  # dan's, released
+    assert "illness, note from the office" in page.read_text(encoding="utf-8")
+    assert feedback(root) == []  # every page up to date: nbgrader not even started
+    (root / feedback_record.RECORD).write_text("[not a record")  # a record gone bad: stop, make nothing
+    said = _cli(root, "feedback", fails=True)
+    assert "cannot be read" in said and "Traceback" not in said and len(said.strip().splitlines()) == 1
+    (root / feedback_record.RECORD).unlink()
+    keys = [(A, "dan"), (A, "eve")]
+    before, after = (
+        feedback_record.inputs(root, keys, now=(NOW + dt.timedelta(days=d)).replace(tzinfo=None)) for d in (0, 2)
+    )
+    assert before[(A, "eve")] == after[(A, "eve")] and before[(A, "dan")] != after[(A, "dan")]  # dan's date passes
     with _gradebook(root) as gb:
         assert not gb.find_submission(A, "dan").late_submission_penalty
         assert gb.find_submission(A, "eve").late_submission_penalty == late["eve"]
@@ -269,6 +285,13 @@ def test_extensions_in_bulk_are_granted_all_or_none_with_the_lines_that_stop_the
     assert entry.reason == "the storm" and sorted(c.student for c in entry.changes) == ["ola", "pia", "qi"]
     with _gradebook(root) as gb:
         assert not gb.find_submission(A, "ola").late_submission_penalty
+    with open(exports.export(root).grades, newline="", encoding="utf-8") as sheet:
+        extended = {row["student_id"]: row["extended_until"] for row in csv.DictReader(sheet)}
+    wanted = dt.datetime.strptime(until, "%Y-%m-%d %H:%M").replace(tzinfo=policy.zone(load(root)))  # the course's zone
+    assert set(extended) == {"ola", "pia", "qi"} and set(extended.values()) == {  # qi too: nothing handed in
+        wanted.astimezone(dt.timezone.utc).isoformat()  # ISO 8601 in UTC, as the gradebook keeps it
+    }
+    assert "Granted by extend: " in report.render(classdata.load(root))
 
 
 def test_a_student_granted_more_attempts_and_late_days_gets_them_and_no_one_else(released, tmp_path):
@@ -299,6 +322,16 @@ def test_a_student_granted_more_attempts_and_late_days_gets_them_and_no_one_else
     with _gradebook(root) as gb:
         assert not gb.find_submission(A, "sam").late_submission_penalty
 
+    with open(exports.export(root).grades, newline="", encoding="utf-8") as sheet:
+        rows = {row["student_id"]: row for row in csv.DictReader(sheet)}
+    granted = {s: (r["extra_attempts"], r["extra_late_days"], r["extended_until"]) for s, r in rows.items()}
+    assert granted == {"ria": ("1", "30", ""), "sam": ("0", "25", "")}  # what extend granted, in the sheet
+    assert (rows["sam"]["state"], rows["sam"]["attempt"], rows["sam"]["attempts"]) == ("graded", "1", "2")
+    assert re.fullmatch(r"attempt 2 refused: .*only 1 count.*; the grade of attempt 1 counts", rows["sam"]["reason"])
+    page = report.render(classdata.load(root))
+    assert "Granted by extend: " in page and "(attempts +1; late days +30)" in page and "(late days +25)" in page
+    assert "the grade of attempt 1 counts)" in page
+
 
 def test_release_feedback_leaves_out_a_hand_in_placed_by_hand_with_one_line_and_releases_the_rest(released, tmp_path):
     """A folder put in submitted/ by hand has no submission_secret.txt (from which a student's client
@@ -325,6 +358,28 @@ def test_an_extension_of_an_assignment_without_a_due_date_is_refused(released, t
     nbgrader(root, "db", "student", "add", "gil")
     with pytest.raises(ValueError, match=f"{A} has no due date in TERM"):
         extensions.grant(root, "gil", A, (NOW + dt.timedelta(days=1)).isoformat(), "why not")
+
+
+def test_release_and_extend_say_when_students_need_a_new_kit(released, tmp_path):
+    from autograder.authoring import kit
+    from autograder.labels import label
+
+    root = _course(released, tmp_path / "course")
+    kit.record_built(root)  # what `python -m autograder kit` records (tests/authoring/test_kit.py runs it)
+    assert kit.stale(root) is None  # the kit built and the notebooks released are the course's
+    nbgrader(root, "db", "student", "add", "hal")
+    until = (NOW + dt.timedelta(days=1)).isoformat()
+
+    moved = {A: {**TERM[A], "due": (DUE + dt.timedelta(days=1)).isoformat()}}
+    with open(root / "course_config.py", "a", encoding="utf-8") as settings:
+        settings.write(f"TERM = {moved!r}\n")  # the due date moved for everyone: the kit carries it
+    config.load.cache_clear()
+    wheel, version = kit.wheel_name(root), kit.version(root)
+    said = _cli(root, "extend", "hal", A, "--until", until, "--reason", "the same note")
+    assert label("kit.stale_release", version=version, assignments=A, wheel=wheel) in said
+    assert label("kit.stale", version=version, wheel=wheel) in _cli(root, "release", A)  # the notebooks, not the kit
+    kit.record_built(root)
+    assert kit.stale(root) is None
 
 
 # --------------------------------------------------------------------------- regrades

@@ -79,6 +79,12 @@ LTI_KEYSET_URL = ""
 #: The line items URL of the course's context in the LMS (Assignment and Grade Services), query
 #: string included.
 LTI_LINEITEMS_URL = ""
+#: The Names and Role Provisioning Services (context memberships) URL of the course in the LMS,
+#: which `lti roster` reads the class list from.
+LTI_NRPS_URL = ""
+#: Which of the LMS's words for a user names them in the course and on the hub: sub, email,
+#: lis_person_sourcedid or custom_<field> (autograder/lms/names.py turns it into a login name).
+LTI_USERNAME_CLAIM = "email"
 #: A CSV file with the columns student_id,lti_user_id mapping each student to its LMS user id,
 #: relative to the course root; empty: the LMS user id is the student id.
 LTI_ROSTER = ""

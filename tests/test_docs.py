@@ -63,6 +63,8 @@ RUN_BY = {
     r"^autograder (extend|history)\b": "tests/term/test_term.py::"
     "test_an_extension_moves_exactly_the_submission_it_covers_and_its_revocation_moves_it_back",
     r"^autograder lti push\b": "tests/lms/test_push.py::test_pushes_send_each_score_once_and_then_only_what_changed",
+    r"^autograder lti roster\b": "tests/lms/test_roster.py::"
+    "test_the_roster_takes_the_class_from_the_lms_lists_who_left_and_staff_apart",
     r"^autograder lti key\b": "tests/lms/test_push.py::test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform_checks",
     r"^autograder hub config\b": "tests/hub/test_config.py::test_the_printed_config_is_the_courses_hub",
     r"^autograder hub demo\b": "tests/hub/test_hub.py::test_a_real_hub_keeps_each_role_to_its_own",

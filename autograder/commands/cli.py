@@ -223,10 +223,11 @@ def _parser() -> argparse.ArgumentParser:
         "lti",
         "grades to the LMS through LTI 1.3: the tool's key set to register, or a push of the scores (docs/lms.md)",
     )
-    actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION", help="key or push")
+    actions = lti.add_subparsers(dest="action", required=True, metavar="ACTION", help="key, push or roster")
     for name, text in (
         ("key", "print the tool's public key set (JWKS) to register with the LMS"),
         ("push", "send the final grades that changed since the last push to the LMS"),
+        ("roster", "read the class list from the LMS (Names and Roles) into LTI_ROSTER and the gradebook"),
     ):
         actions.add_parser(name, help=text, description=text, parents=[shared])
     actions.choices["key"].add_argument(
@@ -235,6 +236,9 @@ def _parser() -> argparse.ArgumentParser:
     push = actions.choices["push"]
     push.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help=ASSIGNMENTS_HELP)
     push.add_argument("--dry-run", action="store_true", help="print what would be sent, and send nothing")
+    actions.choices["roster"].add_argument(
+        "--dry-run", action="store_true", help="print what the class list holds, and write nothing"
+    )
     extend = command(
         "extend",
         "extend one student's due date of an assignment or grant more attempts, late days or a later close, "
@@ -427,18 +431,26 @@ def _lti(args, root: Path) -> int:
     """lti key and lti push: exit 0 when every mapped student's score was accepted, 1 when the LMS
     refused some (listed), 2 when nothing more could be sent."""
     from ..intake.escape import shown
-    from ..lms import push, registration, roster
+    from ..lms import members, names, push, registration, roster
 
     try:
         if args.action == "key":
+            made: list[Path] = []
+            registration.private_key(root, made)
+            if made:
+                print(label("lti.key_made", path=made[0]), file=sys.stderr)
             print(registration.public_pem(root).strip() if args.pem else registration.key_set_text(root))
             return 0
+        if args.action == "roster":
+            return _roster(root, members.read(root, dry_run=args.dry_run), args.dry_run)
         outcome = push.push(root, _names(args, root) if args.assignments else None, dry_run=args.dry_run)
-    except (registration.RegistrationError, roster.RosterError) as error:
+    except (registration.RegistrationError, roster.RosterError, names.UserNameError) as error:
         print(shown(str(error)), file=sys.stderr)
         return 2
     for assignment in outcome.created:
         print(label("lti.created", assignment=assignment))
+    for assignment, was, maximum in outcome.updated:
+        print(label("lti.updated", assignment=assignment, was=was, maximum=f"{maximum:g}"))
     for score in outcome.sent:  # ids and the LMS's words shown escaped (`shown`): none retitles the terminal
         print(
             shown(
@@ -467,6 +479,37 @@ def _lti(args, root: Path) -> int:
             sent=str(len(outcome.sent)),
             unchanged=str(len(outcome.unchanged)),
             refused=str(len(outcome.refused)),
+        )
+    )
+    return outcome.exit_code
+
+
+def _roster(root: Path, outcome, dry_run: bool) -> int:
+    """What `lti roster` found, one line a member (ids and names shown escaped); its exit code."""
+    from ..coursedir.config import load
+    from ..intake.escape import shown
+
+    for learner in outcome.joined:
+        who = " ".join(part for part in (learner.given, learner.family) if part) or "-"
+        print(shown(label("lti.joined", student=learner.name, user=learner.user_id, who=who)))
+    for student in outcome.left:
+        print(shown(label("lti.left", student=student)))
+    for person in outcome.staff:
+        print(shown(label("lti.staff", user=person.user_id, name=person.name or "-")))
+    for user, why in outcome.unmapped:
+        print(shown(label("lti.not_mapped", user=user, why=why)), file=sys.stderr)
+    if outcome.stopped:
+        print(label("lti.stopped_roster", reason=outcome.stopped), file=sys.stderr)
+        return outcome.exit_code
+    print(
+        label(
+            "lti.roster_dry_run" if dry_run else "lti.roster_summary",
+            learners=len(outcome.joined) + len(outcome.kept),
+            joined=len(outcome.joined),
+            left=len(outcome.left),
+            staff=len(outcome.staff),
+            unmapped=len(outcome.unmapped),
+            roster=load(root).LTI_ROSTER,
         )
     )
     return outcome.exit_code

@@ -156,6 +156,18 @@ class Settings:
         "The line items URL of the course's context in the LMS (Assignment and Grade Services), query string included.",
         str,
     )
+    LTI_NRPS_URL: str = _setting(
+        "",
+        "The Names and Role Provisioning Services (context memberships) URL of the course in the LMS, "
+        "which `lti roster` reads the class list from.",
+        str,
+    )
+    LTI_USERNAME_CLAIM: str = _setting(
+        "email",
+        "Which of the LMS's words for a user names them in the course and on the hub: sub, email, "
+        "lis_person_sourcedid or custom_<field> (autograder/lms/names.py turns it into a login name).",
+        str,
+    )
     LTI_ROSTER: str = _setting(
         "",
         "A CSV file with the columns student_id,lti_user_id mapping each student to its LMS "

@@ -18,17 +18,21 @@ from ..coursedir.settings import Settings
 KEY_FILE = "lti_private_key.pem"
 #: Its size in bits (NIST SP 800-57's RSA size for keys used beyond 2030).
 KEY_BITS = 3072
-#: The settings an LMS push needs, each one the LMS gives on registering the tool.
-REQUIRED = ("LTI_ISSUER", "LTI_CLIENT_ID", "LTI_DEPLOYMENT_ID", "LTI_TOKEN_URL", "LTI_KEYSET_URL", "LTI_LINEITEMS_URL")
+#: The settings every call to the LMS needs, each one the LMS gives on registering the tool.
+REGISTRATION = ("LTI_ISSUER", "LTI_CLIENT_ID", "LTI_DEPLOYMENT_ID", "LTI_TOKEN_URL", "LTI_KEYSET_URL")
+#: What a grade push needs, and what reading the class list needs.
+PUSH = (*REGISTRATION, "LTI_LINEITEMS_URL")
+ROSTER = (*REGISTRATION, "LTI_NRPS_URL", "LTI_ROSTER")
 
 
 class RegistrationError(ValueError):
     """The tool cannot speak to the LMS: a setting is missing or the key cannot be used (one line)."""
 
 
-def private_key(root: Path) -> str:
-    """The tool's private key (PEM) at `root`/KEY_FILE, made (RSA of KEY_BITS, mode 0600) when there is none.
-    A key that others may read, or that is not a private RSA key, is refused."""
+def private_key(root: Path, made: list[Path] | None = None) -> str:
+    """The tool's private key (PEM) at `root`/KEY_FILE, made (RSA of KEY_BITS, mode 0600) when there is
+    none (and its path appended to `made`). A key that others may read, or that is not a private RSA
+    key, is refused."""
     path = Path(root) / KEY_FILE
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -49,6 +53,8 @@ def private_key(root: Path) -> str:
     text = JWK.generate(kty="RSA", size=KEY_BITS).export_to_pem(private_key=True, password=None).decode("ascii")
     with os.fdopen(descriptor, "w", encoding="ascii") as file:
         file.write(text)
+    if made is not None:
+        made.append(path)
     return text
 
 
@@ -66,14 +72,20 @@ def key_set_text(root: Path) -> str:
     return json.dumps(key_set(root), indent=2)
 
 
-def registration(root: Path, settings: Settings) -> Registration:
-    """pylti1p3's `Registration` of the course's platform, signing with the tool's key (its kid in
-    the assertion's header); RegistrationError naming the first setting that is not set."""
-    missing = [name for name in REQUIRED if not str(getattr(settings, name)).strip()]
+def check(settings: Settings, needed: tuple[str, ...]) -> None:
+    """RegistrationError naming, at once, every setting of `needed` that is not set."""
+    missing = [name for name in needed if not str(getattr(settings, name)).strip()]
     if missing:
         raise RegistrationError(
-            f"{missing[0]} is not set in course_config.py (docs/lms.md says where the LMS shows it)"
+            f"{', '.join(missing)} {'is' if len(missing) == 1 else 'are'} not set in course_config.py "
+            "(docs/lms.md says where the LMS shows each)"
         )
+
+
+def registration(root: Path, settings: Settings, needed: tuple[str, ...] = PUSH) -> Registration:
+    """pylti1p3's `Registration` of the course's platform, signing with the tool's key (its kid in
+    the assertion's header); RegistrationError naming every setting of `needed` that is not set."""
+    check(settings, needed)
     return (
         Registration()
         .set_issuer(settings.LTI_ISSUER)

@@ -1,6 +1,7 @@
 """A small LTI 1.3 platform (the LMS side) served on 127.0.0.1 for the tests to drive a real tool.
 
-It implements the IMS Assignment and Grade Services 2.0 line-item and score endpoints and the
+It implements the IMS Assignment and Grade Services 2.0 line-item and score endpoints, the Names
+and Role Provisioning Services 2.0 context membership (paged by `Link: rel="next"`) and the
 OAuth2 client-credentials grant with an RS256 JWT client assertion (IMS Security Framework,
 RFC 7523). Signatures are verified with jwcrypto against the tool's registered JWKS and the
 platform keeps its own state (tokens, seen `jti`s, line items, scores); every request it receives
@@ -25,7 +26,10 @@ from jwcrypto import jwk, jwt
 AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/"
 LINEITEM, SCORE = AGS + "lineitem", AGS + "score"
 RESULT_READONLY, LINEITEM_READONLY = AGS + "result.readonly", AGS + "lineitem.readonly"
-SCOPES = frozenset({LINEITEM, SCORE, RESULT_READONLY, LINEITEM_READONLY})
+NRPS = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+SCOPES = frozenset({LINEITEM, SCORE, RESULT_READONLY, LINEITEM_READONLY, NRPS})
+MEMBERSHIP_TYPE = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+MEMBERS_PATH = "/api/lti/courses/7/names_and_roles"
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 CONTAINER_TYPE = "application/vnd.ims.lis.v2.lineitemcontainer+json"
 LINEITEM_TYPE = "application/vnd.ims.lis.v2.lineitem+json"
@@ -82,6 +86,7 @@ class Platform:
         self.client_id, self.deployment_id = "rnn-course-tool", "1"
         self.calls: list[Call] = []
         self.lineitems: dict[str, dict] = {}
+        self.members: list[dict] = []  # NRPS members, as the platform lists them
         self.scores: dict[str, dict[str, dict]] = {}
         self.refuse: dict[str, tuple[int, str]] = {}
         self.tokens: dict[str, tuple[frozenset[str], float]] = {}  # token -> (scopes, expires at)
@@ -139,6 +144,10 @@ class Platform:
     @property
     def keyset_url(self) -> str:
         return f"{self.url}/jwks"
+
+    @property
+    def members_url(self) -> str:
+        return f"{self.url}{MEMBERS_PATH}"
 
     @property
     def lineitems_url(self) -> str:
@@ -296,6 +305,37 @@ class Platform:
             results[user] = score
         return Reply(200, {})
 
+    # -- NRPS endpoint -----------------------------------------------------------------------
+    def _list_members(self, query: str, accept: str | None) -> Reply:
+        if MEMBERSHIP_TYPE not in (accept or ""):
+            raise Reply(406, {"errors": {"message": f"Accept must name {MEMBERSHIP_TYPE}"}})
+        try:
+            page = int(dict(parse_qsl(query)).get("page", "1"))
+        except ValueError:
+            raise Reply(400, {"errors": {"message": "bad page"}}) from None
+        with self._lock:
+            members = list(self.members)
+        start = (page - 1) * self.page_size
+        headers = {}
+        if page >= 1 and start + self.page_size < len(members):
+            headers["Link"] = f'<{self.members_url}?page={page + 1}>; rel="next"'
+        body = {
+            "id": self.members_url,
+            "context": {"id": "7", "label": "RNN", "title": "Recurrent networks"},
+            "members": members[start : start + self.page_size] if page >= 1 else [],
+        }
+        return Reply(200, body, headers, MEMBERSHIP_TYPE)
+
+    def _update_lineitem(self, item_id: str, content_type: str, body: str) -> Reply:
+        if content_type != LINEITEM_TYPE:
+            raise Reply(415, {"errors": {"message": f"content type must be {LINEITEM_TYPE}"}})
+        item = _json_object(body)
+        if not _number(item.get("scoreMaximum")) or item["scoreMaximum"] <= 0:
+            raise Reply(400, {"errors": {"message": "scoreMaximum must be a number > 0"}})
+        with self._lock:
+            stored = self.lineitems[item_id] = {**self.lineitems[item_id], **item, "id": item_id}
+        return Reply(200, stored, {}, LINEITEM_TYPE)
+
     def handle(self, method: str, path: str, query: str, headers: Any, body: str) -> Reply:
         """Routes one request; raises or returns the Reply to send."""
         content_type = _media_type(headers.get("Content-Type"))
@@ -304,6 +344,11 @@ class Platform:
             return Reply(200, {"keys": [self.key.export_public(as_dict=True)]})
         if path == "/token" and method == "POST":
             return Reply(200, self._token(content_type, body), {"Cache-Control": "no-store"})
+        if path == MEMBERS_PATH:
+            if method != "GET":
+                raise Reply(405, {"errors": {"message": "method not allowed"}})
+            self._authorize(headers.get("Authorization"), {NRPS})
+            return self._list_members(query, headers.get("Accept"))
         item = ITEM_PATH.fullmatch(path)
         if path != LINEITEMS_PATH and not item:
             raise Reply(404, {"errors": {"message": "not found"}})
@@ -318,14 +363,17 @@ class Platform:
             raise Reply(405, {"errors": {"message": "method not allowed"}})
         assert item is not None
         scores = bool(item.group(2))
-        if (method, scores) not in (("POST", True), ("GET", False)):
+        if (method, scores) not in (("POST", True), ("GET", False), ("PUT", False)):
             raise Reply(405, {"errors": {"message": "method not allowed"}})
-        self._authorize(headers.get("Authorization"), {SCORE} if scores else {LINEITEM, LINEITEM_READONLY})
+        allowed = {SCORE} if scores else {LINEITEM} if method == "PUT" else {LINEITEM, LINEITEM_READONLY}
+        self._authorize(headers.get("Authorization"), allowed)
         item_id = f"{self.url}{LINEITEMS_PATH}/{item.group(1)}"
         if item_id not in self.lineitems:
             raise Reply(404, {"errors": {"message": "no such line item"}})
         if scores:
             return self._post_score(item_id, content_type, body)
+        if method == "PUT":
+            return self._update_lineitem(item_id, content_type, body)
         return Reply(200, self.lineitems[item_id], {}, LINEITEM_TYPE)
 
 

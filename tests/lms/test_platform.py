@@ -121,8 +121,8 @@ def test_a_json_token_request_is_refused(lms: Platform) -> None:
     assert lms.calls[-1].status == 400 and json.loads(lms.calls[-1].body) == form
 
 
-def test_a_scope_beyond_ags_is_refused(lms: Platform) -> None:
-    status, body = ask_token(lms, [SCORE, "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"])
+def test_a_scope_the_platform_does_not_grant_is_refused(lms: Platform) -> None:
+    status, body = ask_token(lms, [SCORE, "https://purl.imsglobal.org/spec/lti/scope/noticehandlers"])
     assert (status, body["error"]) == (400, "invalid_scope")
     assert lms.tokens == {}
 

@@ -66,9 +66,10 @@ def course(graded_class, tmp_path):
 
 
 def test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform_checks(course, capsys):
-    code, out, _ = _cli(course, capsys, "lti", "key")
+    code, out, err = _cli(course, capsys, "lti", "key")
     path = course / registration.KEY_FILE
     assert code == 0 and stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert f"made the tool's key: {path}" in err  # said once, where it is
     keys = json.loads(out)["keys"]
     assert (
         len(keys) == 1
@@ -77,16 +78,36 @@ def test_the_tools_key_is_made_once_private_and_its_key_set_is_what_the_platform
         and "d" not in keys[0]
         and keys[0]["kid"]
     )
-    assert _cli(course, capsys, "lti", "key")[1] == out  # made once
+    again = _cli(course, capsys, "lti", "key")
+    assert again[1] == out and "made" not in again[2]  # made once
     path.chmod(0o644)
     code, _, err = _cli(course, capsys, "lti", "key")
     assert code == 2 and "chmod 600" in err and err.count("\n") == 1
     assert registration.KEY_FILE in (Path(__file__).parents[2] / ".gitignore").read_text().split()
 
 
-def test_without_the_platforms_settings_nothing_is_sent_and_the_missing_one_is_named(course, capsys):
-    code, out, err = _cli(course, capsys, "lti", "push")
-    assert code == 2 and not out and "LTI_ISSUER is not set" in err
+def test_without_the_platforms_settings_nothing_is_sent_and_every_missing_one_is_named_at_once(course, capsys):
+    for args in (("push",), ("push", "--dry-run")):
+        code, out, err = _cli(course, capsys, "lti", *args)
+        assert code == 2 and not out and err.count("\n") == 1
+        assert ", ".join(registration.PUSH) + " are not set in course_config.py" in err
+
+
+def test_a_line_item_follows_the_assignments_points(course, capsys):
+    """A line item made when the assignment was worth 99 points is set to its points now, and said so."""
+    with Platform() as platform:
+        _configure(course, platform)
+        platform.tool_jwks = json.loads(_cli(course, capsys, "lti", "key")[1])
+        old = platform.add_lineitem(A, 99, resourceId=A)
+        code, out, _ = _cli(course, capsys, "lti", "push", A)
+        maximum = round(classdata.load(course).max_scores[A], 2)
+        assert code == 0 and f"set the line item of {A} to its points: scoreMaximum 99 -> {maximum:g}" in out
+        assert platform.count("PUT", old["id"].rsplit("/", 1)[-1]) == 1 and len(platform.lineitems) == 1
+        assert platform.lineitems[old["id"]]["scoreMaximum"] == maximum
+        assert all(s["scoreMaximum"] == maximum for s in platform.scores[old["id"]].values())
+        calls = len(platform.calls)
+        _cli(course, capsys, "lti", "push", A)  # nothing changed: no line item touched again
+        assert not [c for c in platform.calls[calls:] if c.method == "PUT"]
 
 
 def test_pushes_send_each_score_once_and_then_only_what_changed(course, capsys):

@@ -98,25 +98,51 @@ class Flag:
     other_case: str
 
 
-def code_cells(notebook: Path, written: bool = False) -> str:
+def code_cells(notebook: Path, written: bool = False, released: frozenset[str] = frozenset()) -> str:
     """The code cells of a notebook as they stand, joined by blank lines; with `written`, only those a
     student writes in: the solution cells and cells of their own, not a locked or test cell (in an
     autograded notebook nbgrader has put the cells' metadata back from the gradebook, so a student
-    cannot unmark one). "" for a notebook that cannot be read: it is logged, and the class goes on."""
+    cannot unmark one), and not a cell of the release as it was handed out (`released`,
+    `released_cells`: a stub left as it was, its comments moved or not). "" for a notebook that cannot
+    be read: it is logged, and the class goes on."""
+    sources = _sources(notebook, written)
+    return "\n\n".join(source for source in sources if not (released and _tokens(source) in released))
+
+
+def released_cells(release: Path) -> frozenset[str]:
+    """Each code cell of the released notebook `release` as `_tokens` reads it."""
+    return frozenset(_tokens(source) for source in _sources(release, False))
+
+
+def _sources(notebook: Path, written: bool) -> list[str]:
+    """The code cells' sources of a notebook (with `written`, a student's: `code_cells`); none where
+    it cannot be read (logged)."""
     try:
         if notebook.stat().st_size > NOTEBOOK_BYTES:
             raise ValueError(f"larger than {NOTEBOOK_BYTES} bytes")
         with open(notebook, encoding="utf-8") as handle:
             cells = json.load(handle).get("cells", [])
-        sources = [
+        return [
             "".join(s) if isinstance(s := cell.get("source", ""), list) else str(s)
             for cell in cells
             if isinstance(cell, dict) and cell.get("cell_type") == "code" and not (written and _given(cell))
         ]
     except (OSError, ValueError, AttributeError, TypeError, RecursionError) as error:
         logging.getLogger(__name__).warning("similarity: %s not read: %s", notebook, error)
-        return ""
-    return "\n\n".join(sources)
+        return []
+
+
+def _tokens(source: str) -> str:
+    """A cell's code as the comparison reads it: its Python tokens without comments or layout, so a
+    stub whose comment lines were moved, or whose blank lines changed, is the same stub."""
+    from pygments.lexers import PythonLexer
+    from pygments.token import Comment, Text
+
+    return " ".join(
+        value
+        for kind, value in PythonLexer().get_tokens(source)
+        if kind not in Comment and kind not in Text and value.strip()
+    )
 
 
 def _given(cell: dict) -> bool:

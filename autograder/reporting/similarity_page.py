@@ -18,7 +18,7 @@ import numpy as np
 from ..labels import label
 from .exports import write_csv
 from .page_style import class_style, header_cell, label_html, mono_stack, scroll_region, student_ids
-from .similarity import CODE_CHARS, FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells
+from .similarity import CODE_CHARS, FLOOR, SHOWN, SHOWN_PAIRS, Pair, Similarity, analyse, code_cells, released_cells
 
 #: The most pairs the page lists (the CSV lists every pair from the floor on).
 LISTED = 200
@@ -48,8 +48,11 @@ def write(root: Path, assignment: str, generated: datetime | None = None) -> tup
     if not release.is_file():
         raise NoRelease(label("similarity.no_release", assignment=assignment, path=str(release)))
     data = load(course.root, values_of=assignment)
+    released = released_cells(release)  # a stub handed in as it was released is no one's code
     codes = {
-        sub.student: code_cells(course.notebook(course.autograded(sub.student, assignment), assignment), written=True)
+        sub.student: code_cells(
+            course.notebook(course.autograded(sub.student, assignment), assignment), written=True, released=released
+        )
         for sub in data.graded(assignment)
     }
     found = analyse(data, assignment, codes, code_cells(release))

@@ -5,6 +5,7 @@ shown as written."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import itertools
 import json
@@ -31,11 +32,12 @@ from autograder.reporting.similarity import (
     flags,
     pairs,
     public_answers,
+    released_cells,
 )
 from autograder.reporting.similarity_page import render
 
 from .. import similar
-from ..conftest import ASSIGNMENTS, make_course
+from ..conftest import ASSIGNMENTS, REPO, make_course
 
 pytestmark = [
     pytest.mark.nbgrader,
@@ -48,8 +50,49 @@ PLANTED = [*similar.COPIES, similar.HARD_CODED]
 
 
 def _codes(root, students):
+    """Each student's code as the page reads it: what they wrote, a stub left as released left out."""
     course = Course(root)
-    return {s: code_cells(course.notebook(course.autograded(s, A), A), written=True) for s in students}
+    released = released_cells(course.notebook(course.release(A), A))
+    return {
+        s: code_cells(course.notebook(course.autograded(s, A), A), written=True, released=released) for s in students
+    }
+
+
+def _one_function_written(tmp_path, index: int, move_comments: bool = False) -> str:
+    """The code of a student who wrote the `index`-th solution cell of the committed release (the
+    reference's function) and left every other stub as released, its comment lines moved to the end
+    with `move_comments`."""
+    release = REPO / "release" / A / f"{A}.ipynb"
+    notebook = json.loads(release.read_text(encoding="utf-8"))
+    solutions = [
+        c for c in notebook["cells"] if c["cell_type"] == "code" and c["metadata"].get("nbgrader", {}).get("solution")
+    ]
+    reference = ast.parse(source := (REPO / "solutions" / f"{A}.py").read_text(encoding="utf-8"))
+    functions = {n.name: ast.get_source_segment(source, n) for n in reference.body if isinstance(n, ast.FunctionDef)}
+    for number, cell in enumerate(solutions):
+        text = "".join(cell["source"])
+        if number == index:
+            cell["source"] = functions[text.split("def ", 1)[1].split("(", 1)[0]]
+        elif move_comments:
+            lines = text.splitlines()
+            cell["source"] = "\n".join(
+                [
+                    *(x for x in lines if not x.lstrip().startswith("#")),
+                    *(x for x in lines if x.lstrip().startswith("#")),
+                ]
+            )
+    path = tmp_path / f"student-{index}-{move_comments}.ipynb"
+    path.write_text(json.dumps(notebook), encoding="utf-8")
+    return code_cells(path, written=True, released=released_cells(release))
+
+
+def test_students_who_each_wrote_one_function_and_left_the_other_stubs_are_not_similar(tmp_path):
+    """The released stubs, handed in untouched or with their comment lines moved, are nobody's code:
+    two students who wrote different functions share nothing (they scored 0.80 before, above every
+    independent pair of complete solutions)."""
+    codes = {f"s{i}": _one_function_written(tmp_path, i, move_comments=i == 2) for i in range(4)}
+    assert all(codes.values())  # each one's own function is read
+    assert pairs(fingerprints(codes, code_cells(REPO / "release" / A / f"{A}.ipynb")), floor=0) == []
 
 
 def test_every_planted_copy_ranks_above_every_independent_pair(graded_class):

@@ -172,16 +172,12 @@ class AssignLatePenalties(NbGraderPreprocessor):
         receipt = ledger.receipts(assignment, student)[-1]  # admission has just recorded the bytes it grades
         first = receipt.attempt not in ledger.scores(assignment, student)  # not a regrade: it records its own moves
         with CourseGradebook(info["db_url"]) as gb:
-            others = [(name, student) for name in self.settings.ASSIGNMENTS if name != assignment]
-            before = history.Snapshot.take(gb, others)
             submission = gb.find_submission(assignment, student)
             ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, 0.0)
-            penalties.write(gb, ledger, self.settings, student)
-            moved = history.changes(before, history.Snapshot.take(gb, others))
+            others = {a: m for a, m in penalties.write(gb, ledger, self.settings, student).items() if a != assignment}
             gb.db.commit()
-            if first and moved:  # the student's other work, its penalty written again: said, with why
-                reason = label("history.penalty_moved", assignment=assignment, attempt=receipt.attempt)
-                history.append(ledger, "penalty", reason, grader_version(self.settings, [assignment]), moved, before)
+            if first and others:  # the student's other work, its penalty written again: said, with why
+                self._record(gb, ledger, assignment, student, receipt.attempt, others)
             penalty = submission.late_submission_penalty
             if penalty:
                 self.log.warning(
@@ -189,6 +185,17 @@ class AssignLatePenalties(NbGraderPreprocessor):
                 )
             ledger.record_score(assignment, student, receipt.attempt, submission.score, submission.max_score, penalty)
         return nb, resources
+
+    def _record(self, gb, ledger: Ledger, assignment: str, student: str, attempt: int, others: dict) -> None:
+        """A history entry for the penalties of the student's `others` assignments that grading
+        `assignment` wrote again (assignment -> (before, after)); their scores did not move."""
+        now = history.Snapshot.take(gb, [(name, student) for name in sorted(others)])
+        moved = [
+            history.Change(name, student, now.scores((name, student)), now.scores((name, student)), was, to)
+            for name, (was, to) in sorted(others.items())
+        ]
+        reason = label("history.penalty_moved", assignment=assignment, attempt=attempt)
+        history.append(ledger, "penalty", reason, grader_version(self.settings, [assignment]), moved)
 
 
 #: nbgrader's preprocessor -> ours

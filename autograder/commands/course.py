@@ -318,13 +318,22 @@ def feedback(
     for name, wanted in tqdm(
         todo.items(), desc="feedback", unit="run" if "*" in todo else "assignment", disable=not todo
     ):
-        others = sorted((everyone if name == "*" else graded[name]) - wanted)
-        exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
-        nbgrader(course.root, "generate_feedback", name, "--force", *exclude)
+        nbgrader(
+            course.root,
+            "generate_feedback",
+            name,
+            "--force",
+            *_excluding((everyone if name == "*" else graded[name]) - wanted),
+        )
     record.write({key: digests[key] for key in stale if key in digests})
     if release:  # the pages made, and no other: one release_feedback per assignment
         for name in sorted({a for a, _ in stale}):
-            others = sorted(graded[name] - {s for a, s in stale if a == name})
-            exclude = [f"--CourseDirectory.student_id_exclude={','.join(others)}"] if others else []
-            nbgrader(course.root, "release_feedback", name, *exclude)
+            nbgrader(
+                course.root, "release_feedback", name, *_excluding(graded[name] - {s for a, s in stale if a == name})
+            )
     return stale
+
+
+def _excluding(students: set[str]) -> list[str]:
+    """nbgrader's option that leaves `students` out of one command (none where there are none)."""
+    return [f"--CourseDirectory.student_id_exclude={','.join(sorted(students))}"] if students else []

@@ -98,9 +98,7 @@ class Record:
         return [
             (a, s)
             for a, s in keys
-            if self.made.get(f"{a}/{s}") is None
-            or self.made.get(f"{a}/{s}") != digests.get((a, s))
-            or not (course.root / "feedback" / s / a).is_dir()
+            if self.made.get(f"{a}/{s}", "") != digests.get((a, s)) or not (course.root / "feedback" / s / a).is_dir()
         ]
 
     def write(self, digests: dict[Key, str]) -> None:

@@ -79,6 +79,12 @@ LTI_KEYSET_URL = ""
 #: The line items URL of the course's context in the LMS (Assignment and Grade Services), query
 #: string included.
 LTI_LINEITEMS_URL = ""
+#: The LMS's OpenID Connect authentication request URL, where a launch into the hub is signed;
+#: with it, `hub config` logs people in through the LMS (docs/lms.md).
+LTI_AUTHORIZE_URL = ""
+#: The hub's address as people reach it (https://hub.example.edu/), which `lti key` builds the
+#: launch URLs to register from.
+HUB_URL = ""
 #: The Names and Role Provisioning Services (context memberships) URL of the course in the LMS,
 #: which `lti roster` reads the class list from.
 LTI_NRPS_URL = ""

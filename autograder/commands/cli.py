@@ -403,7 +403,13 @@ def _hub(args, root: Path) -> int:
     from ..hub import config_file, demo, plan
 
     if args.action == "config":
-        print(config_file.render(plan.for_course(root, args.student, args.ta, args.port)), end="")
+        from ..lms import names, registration
+
+        try:
+            hub = plan.for_course(root, args.student, args.ta, args.port)
+        except (registration.RegistrationError, names.UserNameError) as error:
+            raise SystemExit(f"hub config: {error}") from None
+        print(config_file.render(hub), end="")
         return 0
     return demo.run(root, args.port)
 
@@ -427,6 +433,26 @@ def _similarity(args, root: Path) -> int:
     return 0
 
 
+def _launch_urls(hub_url: str) -> None:
+    """On stderr: the URLs an LMS asks for to launch people into the hub at `hub_url` (or how to get them)."""
+    from ..hub import plan
+
+    if not hub_url.strip():
+        print(label("lti.no_hub_url"), file=sys.stderr)
+        return
+    found = plan.launch_urls(hub_url)
+    print(
+        label(
+            "lti.launch_urls",
+            target=found["target_link_uri"],
+            login=found["login_initiation"],
+            redirect=found["redirect"],
+            jwks=found["jwks"],
+        ),
+        file=sys.stderr,
+    )
+
+
 def _lti(args, root: Path) -> int:
     """lti key and lti push: exit 0 when every mapped student's score was accepted, 1 when the LMS
     refused some (listed), 2 when nothing more could be sent."""
@@ -439,6 +465,7 @@ def _lti(args, root: Path) -> int:
             registration.private_key(root, made)
             if made:
                 print(label("lti.key_made", path=made[0]), file=sys.stderr)
+            _launch_urls(config.load(root).HUB_URL)
             print(registration.public_pem(root).strip() if args.pem else registration.key_set_text(root))
             return 0
         if args.action == "roster":

@@ -156,6 +156,18 @@ class Settings:
         "The line items URL of the course's context in the LMS (Assignment and Grade Services), query string included.",
         str,
     )
+    LTI_AUTHORIZE_URL: str = _setting(
+        "",
+        "The LMS's OpenID Connect authentication request URL, where a launch into the hub is signed; "
+        "with it, `hub config` logs people in through the LMS (docs/lms.md).",
+        str,
+    )
+    HUB_URL: str = _setting(
+        "",
+        "The hub's address as people reach it (https://hub.example.edu/), which `lti key` builds the "
+        "launch URLs to register from.",
+        str,
+    )
     LTI_NRPS_URL: str = _setting(
         "",
         "The Names and Role Provisioning Services (context memberships) URL of the course in the LMS, "

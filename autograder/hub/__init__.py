@@ -4,6 +4,8 @@
   TAs' groups, the environments, the proxy, the ports; the pinned versions.
 * `config_file`: the commented `jupyterhub_config.py` of a `Hub` (`python -m autograder hub config`),
   with the roles and the scopes formgrader's service and the TAs get.
+* `launch`: the LMS as the door (`LTI_AUTHORIZE_URL`): an LTI 1.3 launch, the course's user names,
+  roles to groups, and the launches refused.
 * `service`: the formgrader service's process, run by the grader account: jupyterhub-singleuser
   with formgrader alone.
 * `guard`: what a TA reaches through that service: formgrader's pages, not the grader's files,

@@ -5,7 +5,7 @@ the scopes it uses and no more (nbgrader #1900 asks which those are)."""
 
 from __future__ import annotations
 
-from .plan import JUPYTERHUB, PROXY, Hub
+from .plan import JUPYTERHUB, LTI_AUTHENTICATOR, PROXY, Hub
 
 
 def scopes_of_the_service(hub: Hub) -> list[str]:
@@ -30,6 +30,43 @@ def scopes_of_the_tas(hub: Hub) -> list[str]:
 def _set(names) -> str:
     """A set literal of `names`, sorted (the printed file is the same on every run)."""
     return "{" + ", ".join(map(repr, sorted(names))) + "}" if names else "set()"
+
+
+def who_logs_in(hub: Hub) -> str:
+    """The login section: PAM and the listed accounts, or the LMS's launch (`autograder.hub.launch`)."""
+    if hub.launch is None:
+        return f"""\
+# --- Who logs in: PAM, one Linux account each ------------------------------------------------------------
+# The Littlest JupyterHub would log `alice` in as the Linux account `jupyter-alice`: nbgrader then knows
+# her as `jupyter-alice` (nbgrader #1936). Here the hub name is the login name is the student id.
+c.JupyterHub.authenticator_class = "pam"
+c.Authenticator.allowed_users = {_set({*hub.students, *hub.tas, hub.grader})}
+"""
+    launch = hub.launch
+    return f"""\
+# --- Who logs in: the LMS, by an LTI 1.3 launch ---------------------------------------------------------
+# jupyterhub-ltiauthenticator {LTI_AUTHENTICATOR} checks the platform's signed id token; the course's
+# authenticator names the user by the course's rule ({launch.username_claim} -> autograder.lms.names.login_name, as
+# `lti roster` does), puts learners in {hub.students_group} and instructors and teaching assistants in
+# {hub.tas_group}, and refuses a replayed launch, another deployment, a user without a course role, a name
+# LTI_ROSTER gives another LMS user and a name without a Linux account here (`lti roster` lists the names:
+# make their accounts first). Who may come in is decided at each launch, hence allow_all. The grader account
+# has no hub login here: the instructor runs the course's commands as it over ssh. The hub's Python needs
+# the course package and jupyterhub-ltiauthenticator=={LTI_AUTHENTICATOR}.
+c.JupyterHub.authenticator_class = "autograder.hub.launch.CourseLaunch"
+c.Authenticator.allow_all = True
+c.CourseLaunch.issuer = {launch.issuer!r}
+c.CourseLaunch.client_id = {{{launch.client_id!r}}}
+c.CourseLaunch.deployment_id = {launch.deployment_id!r}
+c.CourseLaunch.authorize_url = {launch.authorize_url!r}
+c.CourseLaunch.jwks_endpoint = {launch.jwks_endpoint!r}
+c.CourseLaunch.username_claim = {launch.username_claim!r}
+c.CourseLaunch.students_group = {hub.students_group!r}
+c.CourseLaunch.tas_group = {hub.tas_group!r}
+c.CourseLaunch.roster = {launch.roster!r}
+c.CourseLaunch.tool_jwks = {launch.tool_jwks!r}
+c.CourseLaunch.tool_name = {hub.course_id!r}
+"""
 
 
 def render(hub: Hub) -> str:
@@ -74,12 +111,7 @@ c.JupyterHub.cookie_secret_file = {str(hub.state / "jupyterhub_cookie_secret")!r
 c.JupyterHub.cleanup_servers = True
 c.JupyterHub.cleanup_proxy = True
 
-# --- Who logs in: PAM, one Linux account each ------------------------------------------------------------
-# The Littlest JupyterHub would log `alice` in as the Linux account `jupyter-alice`: nbgrader then knows
-# her as `jupyter-alice` (nbgrader #1936). Here the hub name is the login name is the student id.
-c.JupyterHub.authenticator_class = "pam"
-c.Authenticator.allowed_users = {_set({*students, *tas, hub.grader})}
-# No hub admins: the staff get the scopes below instead (admin would open every student's server).
+{who_logs_in(hub)}# No hub admins: the staff get the scopes below instead (admin would open every student's server).
 c.Authenticator.admin_users = set()
 
 # --- Each person's server: the LocalProcessSpawner ----------------------------------------------------

@@ -12,9 +12,12 @@ from pathlib import Path
 from traitlets.config.loader import PyFileConfigLoader
 
 from ..coursedir import config
+from ..lms import names, registration
 
 #: The hub: JupyterHub 5.5, as Zero to JupyterHub 4.4 ships it and The Littlest JupyterHub 2.0 pins it.
 JUPYTERHUB = "5.5.4"
+#: The LTI 1.3 login, where the LMS is the hub's door (`autograder.hub.launch`).
+LTI_AUTHENTICATOR = "1.6.3"
 #: The proxy in front of it, from npm.
 PROXY = "5.3"
 #: Where a production host keeps the hub's own files (the database, the cookie secret).
@@ -41,6 +44,51 @@ def tas_group(course_id: str) -> str:
 
 
 @dataclass(frozen=True)
+class Launch:
+    """The LMS as the hub's door (`autograder.hub.launch`): the platform's registration, the
+    user-name rule, the roster and the tool's public key set."""
+
+    issuer: str
+    client_id: str
+    deployment_id: str
+    authorize_url: str
+    jwks_endpoint: str
+    username_claim: str
+    roster: str  # LTI_ROSTER's path, "" where the course has none
+    tool_jwks: dict
+
+
+def launch_urls(hub_url: str) -> dict[str, str]:
+    """What the LMS asks for on registering the launch (`autograder.hub.launch`), under the hub's
+    address `hub_url`: jupyterhub-ltiauthenticator's login initiation and callback, and the tool's key set."""
+    base = hub_url.rstrip("/") + "/hub/"
+    return {
+        "target_link_uri": base,
+        "login_initiation": base + "lti13/oauth_login",
+        "redirect": base + "lti13/oauth_callback",
+        "jwks": base + "lti13/jwks",
+    }
+
+
+def launch_of(root: Path, settings) -> Launch | None:
+    """The course's `Launch` where `LTI_AUTHORIZE_URL` is set (every other setting it needs named at
+    once when missing: RegistrationError), else None: the hub logs people in with PAM."""
+    if not settings.LTI_AUTHORIZE_URL.strip():
+        return None
+    registration.check(settings, registration.LAUNCH)
+    return Launch(
+        issuer=settings.LTI_ISSUER,
+        client_id=settings.LTI_CLIENT_ID,
+        deployment_id=settings.LTI_DEPLOYMENT_ID,
+        authorize_url=settings.LTI_AUTHORIZE_URL,
+        jwks_endpoint=settings.LTI_KEYSET_URL,
+        username_claim=names.check_claim(settings.LTI_USERNAME_CLAIM),
+        roster=str(root / settings.LTI_ROSTER) if settings.LTI_ROSTER.strip() else "",
+        tool_jwks=registration.key_set(root),
+    )
+
+
+@dataclass(frozen=True)
 class Hub:
     """Everything a course's `jupyterhub_config.py` names."""
 
@@ -62,6 +110,8 @@ class Hub:
     service_port: int = 10101
     #: the course's exchange lies inside its root and must be moved (`for_course`)
     exchange_moved: bool = False
+    #: the LMS as the door (an LTI 1.3 launch) instead of PAM's login page
+    launch: Launch | None = None
 
     @property
     def grader(self) -> str:
@@ -108,4 +158,5 @@ def for_course(root: Path, students: list[str] | None = None, tas: list[str] | N
         staff_python=Path(sys.prefix) / "bin" / "python",
         port=port,
         exchange_moved=inside,
+        launch=launch_of(root, settings),
     )

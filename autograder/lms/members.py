@@ -25,13 +25,11 @@ from pylti1p3.names_roles import NamesRolesProvisioningService
 
 from ..coursedir import config
 from ..labels import label
-from . import names, registration, roster
+from . import names, registration, roles, roster
 from .connection import Connector, stopped
 
 #: The only scope the roster asks for.
 SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
-#: Roles (LIS, short or full) that make a member staff rather than a learner.
-STAFF = ("Instructor", "TeachingAssistant", "ContentDeveloper", "Administrator", "Mentor")
 
 
 @dataclass(frozen=True)
@@ -48,7 +46,7 @@ class Member:
 
     @property
     def staff(self) -> bool:
-        return any(role.rsplit("#", 1)[-1].rsplit("/", 1)[-1] in STAFF for role in self.roles)
+        return roles.is_staff(self.roles)
 
 
 @dataclass

@@ -22,6 +22,9 @@ CLAIMS = ("sub", "email", "lis_person_sourcedid")
 #: A login name as useradd takes it (Debian's NAME_REGEX, lower case), and its longest.
 LOGIN = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
 MAX_LENGTH = 32
+#: Where a launch (id token) carries the custom fields, and the LIS fields.
+CUSTOM = "https://purl.imsglobal.org/spec/lti/claim/custom"
+LIS = "https://purl.imsglobal.org/spec/lti/claim/lis"
 #: How a made name ends: a dash and the hex digits of the value's digest.
 MADE = re.compile(r"-[0-9a-f]{10}")
 DIGITS = 10
@@ -57,8 +60,11 @@ def login_name(value: str) -> str:
 def claim_of(member: dict, claim: str) -> str | None:
     """The value of `claim` in an LMS member (Names and Roles) or launch (id token), None where it is not there."""
     if claim.startswith("custom_"):
-        custom = member.get("https://purl.imsglobal.org/spec/lti/claim/custom") or member.get("custom") or {}
+        custom = member.get(CUSTOM) or member.get("custom") or {}
         value = custom.get(claim.removeprefix("custom_")) if isinstance(custom, dict) else None
+    elif claim == "lis_person_sourcedid" and claim not in member:
+        lis = member.get(LIS)  # a launch carries it as the LIS claim's person_sourcedid
+        value = lis.get("person_sourcedid") if isinstance(lis, dict) else None
     else:
         value = member.get(claim)
     return value.strip() if isinstance(value, str) and value.strip() else None

@@ -23,6 +23,8 @@ REGISTRATION = ("LTI_ISSUER", "LTI_CLIENT_ID", "LTI_DEPLOYMENT_ID", "LTI_TOKEN_U
 #: What a grade push needs, and what reading the class list needs.
 PUSH = (*REGISTRATION, "LTI_LINEITEMS_URL")
 ROSTER = (*REGISTRATION, "LTI_NRPS_URL", "LTI_ROSTER")
+#: What the hub needs to log people in through the LMS (a launch), and `lti key` to print its URLs.
+LAUNCH = ("LTI_ISSUER", "LTI_CLIENT_ID", "LTI_DEPLOYMENT_ID", "LTI_KEYSET_URL", "LTI_AUTHORIZE_URL")
 
 
 class RegistrationError(ValueError):

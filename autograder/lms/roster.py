@@ -31,7 +31,11 @@ def user_ids(root: Path, settings: Settings) -> dict[str, str] | None:
     twice or one LMS user id given to two students."""
     if not settings.LTI_ROSTER.strip():
         return None
-    path = Path(root) / settings.LTI_ROSTER
+    return read(Path(root) / settings.LTI_ROSTER)
+
+
+def read(path: Path) -> dict[str, str]:
+    """student id -> LMS user id of the roster file at `path` (RosterError as `user_ids`)."""
     try:
         with path.open(newline="", encoding="utf-8-sig") as file:
             rows = list(csv.reader(file))

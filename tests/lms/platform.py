@@ -1,15 +1,19 @@
 """A small LTI 1.3 platform (the LMS side) served on 127.0.0.1 for the tests to drive a real tool.
 
 It implements the IMS Assignment and Grade Services 2.0 line-item and score endpoints, the Names
-and Role Provisioning Services 2.0 context membership (paged by `Link: rel="next"`) and the
+and Role Provisioning Services 2.0 context membership (paged by `Link: rel="next"`), the
 OAuth2 client-credentials grant with an RS256 JWT client assertion (IMS Security Framework,
-RFC 7523). Signatures are verified with jwcrypto against the tool's registered JWKS and the
+RFC 7523), and a resource link launch: the third-party login initiation a browser is sent to
+(`login_initiation`), and the OpenID Connect authentication request (`/authorize`) answered, for a
+registered redirect URI, with the auto-posting form of a signed id token carrying the request's nonce.
+Signatures are verified with jwcrypto against the tool's registered JWKS and the
 platform keeps its own state (tokens, seen `jti`s, line items, scores); every request it receives
 is recorded in `calls` with the status it was answered with.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import secrets
@@ -21,6 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
+import jwt as pyjwt
 from jwcrypto import jwk, jwt
 
 AGS = "https://purl.imsglobal.org/spec/lti-ags/scope/"
@@ -39,6 +44,7 @@ GRADING = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
 LINEITEMS_PATH = "/api/lti/courses/7/line_items"
 ITEM_PATH = re.compile(re.escape(LINEITEMS_PATH) + r"/(\d+)(/scores)?")
 COMPACT_JWS = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+")
+LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 SKEW = 60  # seconds of clock skew allowed on `iat`
 
 
@@ -92,6 +98,9 @@ class Platform:
         self.tokens: dict[str, tuple[frozenset[str], float]] = {}  # token -> (scopes, expires at)
         self.jtis: set[str] = set()
         self.key: jwk.JWK | None = None
+        self.people: dict[str, dict] = {}  # login hint -> the claims of that person's launches
+        self.redirect_uris: set[str] = set()  # where the tool registered that id tokens may go
+        self.target_link_uri = ""
         self._lock = threading.Lock()
         self._next_item = 1
         self._server: ThreadingHTTPServer | None = None
@@ -153,6 +162,21 @@ class Platform:
     def lineitems_url(self) -> str:
         query = f"?{self.lineitems_query}" if self.lineitems_query else ""
         return f"{self.url}{LINEITEMS_PATH}{query}"
+
+    @property
+    def authorize_url(self) -> str:
+        return f"{self.url}/authorize"
+
+    def login_initiation(self, login_hint: str) -> dict[str, str]:
+        """What the LMS has a browser post to the tool's login initiation URL to launch `login_hint`."""
+        return {
+            "iss": self.issuer,
+            "login_hint": login_hint,
+            "target_link_uri": self.target_link_uri,
+            "client_id": self.client_id,
+            "lti_deployment_id": self.deployment_id,
+            "lti_message_hint": f"link-1:{login_hint}",
+        }
 
     # -- helpers for tests -------------------------------------------------------------------
     def expire_tokens(self) -> None:
@@ -336,9 +360,49 @@ class Platform:
             stored = self.lineitems[item_id] = {**self.lineitems[item_id], **item, "id": item_id}
         return Reply(200, stored, {}, LINEITEM_TYPE)
 
+    # -- the launch: the OpenID Connect authentication request ---------------------------------
+    def _launch(self, fields: dict[str, str]) -> Reply:
+        """The id token of the person `login_hint` names, in a form that posts it to the redirect URI."""
+        wanted = {"response_type": "id_token", "scope": "openid", "response_mode": "form_post", "prompt": "none"}
+        wrong = [name for name, value in wanted.items() if fields.get(name) != value]
+        if wrong or fields.get("client_id") != self.client_id or not fields.get("nonce"):
+            raise Reply(400, {"errors": {"message": f"bad authentication request ({', '.join(wrong) or 'client'})"}})
+        if fields.get("redirect_uri") not in self.redirect_uris:
+            raise Reply(400, {"errors": {"message": "redirect_uri is not registered"}})
+        person = self.people.get(fields.get("login_hint", ""))
+        if person is None or fields.get("lti_message_hint") != f"link-1:{fields['login_hint']}":
+            raise Reply(403, {"errors": {"message": "no such user or link"}})
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer,
+            "aud": self.client_id,
+            "iat": now,
+            "exp": now + 300,
+            "nonce": fields["nonce"],
+            LTI + "message_type": "LtiResourceLinkRequest",
+            LTI + "version": "1.3.0",
+            LTI + "deployment_id": self.deployment_id,
+            LTI + "target_link_uri": self.target_link_uri,
+            LTI + "resource_link": {"id": "link-1", "title": "Recurrent networks on the hub"},
+            LTI + "context": {"id": "7", "label": "RNN", "title": "Recurrent networks"},
+            **person,
+        }
+        assert self.key is not None
+        token = pyjwt.encode(
+            claims, self.key.export_to_pem(private_key=True, password=None), "RS256", {"kid": self.key.get("kid")}
+        )
+        page = (
+            f'<form method="post" action="{html.escape(fields["redirect_uri"])}">'
+            f'<input type="hidden" name="id_token" value="{token}">'
+            f'<input type="hidden" name="state" value="{html.escape(fields.get("state", ""))}"></form>'
+        )
+        return Reply(200, page, {}, "text/html")
+
     def handle(self, method: str, path: str, query: str, headers: Any, body: str) -> Reply:
         """Routes one request; raises or returns the Reply to send."""
         content_type = _media_type(headers.get("Content-Type"))
+        if path == "/authorize" and method in ("GET", "POST"):
+            return self._launch(dict(parse_qsl(query if method == "GET" else body)))
         if path == "/jwks" and method == "GET":
             assert self.key is not None
             return Reply(200, {"keys": [self.key.export_public(as_dict=True)]})
@@ -413,7 +477,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = r
         except Exception as e:  # noqa: BLE001 - a bug in the platform still answers and is recorded
             reply = Reply(500, {"errors": {"message": repr(e)}})
-        data = json.dumps(reply.body).encode()
+        data = (reply.body if isinstance(reply.body, str) else json.dumps(reply.body)).encode()
         with self.lms._lock:
             self.lms.calls.append(Call(self.command, path, query, reply.status, body))
         self.send_response(reply.status)

@@ -518,7 +518,8 @@ def _roster(root: Path, outcome, dry_run: bool) -> int:
 
     for learner in outcome.joined:
         who = " ".join(part for part in (learner.given, learner.family) if part) or "-"
-        print(shown(label("lti.joined", student=learner.name, user=learner.user_id, who=who)))
+        joined = "lti.would_join" if dry_run else "lti.joined"
+        print(shown(label(joined, student=learner.name, user=learner.user_id, who=who)))
     for student in outcome.left:
         print(shown(label("lti.left", student=student)))
     for person in outcome.staff:

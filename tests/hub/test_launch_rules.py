@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
@@ -53,7 +54,10 @@ def token(name=PERSON, roles=LEARNER, sub="lms-1", nonce="n-1", **claims):
 
 
 def launch(door, data):
-    return asyncio.run(door.authenticate(None, data))
+    """`authenticate` run to its end in a thread of its own (its own event loop: a test before may
+    have left one running in this thread)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, door.authenticate(None, data)).result()
 
 
 def refusal(door, data) -> str:

@@ -78,6 +78,7 @@ def test_the_roster_takes_the_class_from_the_lms_lists_who_left_and_staff_apart(
 
         code, out, err = _cli(course, capsys, "lti", "roster", "--dry-run")
         assert code == 1 and "dry run: 2 learner(s) (1 would join), 1 left, 1 staff, 1 not mapped" in out
+        assert "to be added to the gradebook" in out and "), added to the gradebook" not in out
         assert not (course / "roster.csv").exists() and platform.count("GET", "/names_and_roles") == 3  # every page
 
         code, out, err = _cli(course, capsys, "lti", "roster")

@@ -12,7 +12,11 @@ whatever the course (`course.preload`: references, the mistakes' namespaces), an
 that no runner has used yet, handed to one child and replaced. Each child reads its course afresh.
 The key is a digest of the package's files, the installed kit's and the environment's package list,
 the interpreter and the environment variables that reach an import (`_ENVIRONMENT`): change any of
-them and the next command starts a process of its own.
+them and the next command starts a process of its own. The warm process runs on the interpreter by
+its normal path and imports the package the command imported, wherever that lies (a course folder
+holding a copy of it); one that still finds, once warm, that it cannot serve the command's key leaves
+a mark beside its socket (`_CANNOT`), and the commands of that key run on their own for `IDLE`
+seconds without starting another.
 
 Each end authenticates the other. The socket (0600) lives in a folder of the user's alone (`_folder`:
 `$XDG_RUNTIME_DIR/autograder` where that runtime folder is the user's alone, else
@@ -37,6 +41,7 @@ import stat
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 #: Seconds without a command after which the warm process ends.
@@ -65,6 +70,10 @@ _ENVIRONMENT = (
 _REQUEST = 1 << 20
 #: Where a warm process that is still importing answers (it takes no command there), after `address`.
 _STARTING = ".starting"
+#: Beside `address`: a warm process of that code could not serve (`_cannot_serve`).
+_CANNOT = ".cannot-serve"
+#: The package's folder, by its real path.
+PACKAGE = Path(__file__).resolve().parent.parent
 #: The signals a caller passes on to the command's child.
 _PASSED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -89,14 +98,12 @@ def key(environ: dict[str, str] | None = None) -> str:
     import importlib.util
 
     digest = hashlib.sha256()
-    digest.update(f"{sys.executable}\0{sys.version}\0{os.getuid()}\0".encode())
+    digest.update(f"{_interpreter()}\0{sys.version}\0{os.getuid()}\0".encode())
     for name, value in sorted((os.environ if environ is None else environ).items()):
         if name.startswith(_ENVIRONMENT):
             digest.update(f"{name}={value}\0".encode(errors="surrogateescape"))
     kit = importlib.util.find_spec("rnnkit")
-    folders = [Path(__file__).resolve().parent.parent] + [
-        Path(p) for p in (kit.submodule_search_locations if kit else [])
-    ]
+    folders = [PACKAGE] + [Path(p) for p in (kit.submodule_search_locations if kit else [])]
     for folder in folders:
         for path in sorted(folder.rglob("*")):
             if "__pycache__" not in path.parts and path.is_file():
@@ -106,6 +113,12 @@ def key(environ: dict[str, str] | None = None) -> str:
         if entry.endswith("site-packages") and os.path.isdir(entry):
             digest.update("\0".join(sorted(os.listdir(entry))).encode(errors="surrogateescape"))
     return digest.hexdigest()[:32]
+
+
+def _interpreter() -> str:
+    """This interpreter by its normal path (`course/../.venv/bin/python` is `.venv/bin/python`); not
+    its real path: a venv's python is a link to the base interpreter, which would leave the venv."""
+    return os.path.normpath(sys.executable)
 
 
 def address(code: str) -> str:
@@ -183,7 +196,8 @@ def forwarded(argv: list[str]) -> int | None:
         client.connect(_at(folder, address(code)))
     except OSError:
         client.close()
-        if not _connects(_at(folder, address(code) + _STARTING)):  # none warming up either
+        starting = _connects(_at(folder, address(code) + _STARTING))
+        if not starting and not _cannot_serve(folder, code):  # none warming up, and none that could not serve
             _start(code)
         return None
     finally:
@@ -242,11 +256,32 @@ def _pass_on(pid: int, signum: int) -> None:
         pass
 
 
+def _cannot_serve(folder: int, code: str) -> bool:
+    """A warm process of `code` warmed up in the last `IDLE` seconds and found it could not serve
+    (what it imported is not what the command runs): another would not either, until then."""
+    try:
+        info = os.stat(address(code) + _CANNOT, dir_fd=folder, follow_symlinks=False)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and time.time() - info.st_mtime < IDLE
+
+
+#: Starts the warm process on the package this command imported (`PACKAGE`), wherever that lies: a
+#: course folder holding a copy of it, or the environment's own.
+_BOOTSTRAP = (
+    "import importlib.util, os, sys; found = importlib.util.find_spec('autograder'); "
+    "found is not None and os.path.dirname(os.path.realpath(found.origin)) == sys.argv[1] "
+    "or sys.path.insert(0, os.path.dirname(sys.argv[1])); "
+    "from autograder.commands.warm import serve; serve(sys.argv[2])"
+)
+
+
 def _start(code: str) -> None:
-    """Start the warm process of `code` in the background, detached from this terminal."""
+    """Start the warm process of `code` in the background, detached from this terminal, on this
+    interpreter and this package (`_BOOTSTRAP`)."""
     try:
         subprocess.Popen(
-            [sys.executable, "-m", "autograder.commands.warm", code],
+            [_interpreter(), "-c", _BOOTSTRAP, str(PACKAGE), code],
             cwd="/",
             start_new_session=True,
             stdin=subprocess.DEVNULL,
@@ -272,8 +307,16 @@ def serve(code: str) -> None:
     if starting is None:
         return
     environ, wait = dict(os.environ), idle()
-    _warm_up()
-    listener = _listen(folder, address(code), 16) if key(environ) == code else None
+    try:
+        _warm_up()
+        servable = key(environ) == code
+    except Exception:  # noqa: BLE001 - a warm-up that fails serves nothing; each command runs (and reports) on its own
+        servable = False
+    listener = _listen(folder, address(code), 16) if servable else None
+    if not servable:  # the next commands of `code` run on their own, and start no other warm-up
+        with contextlib.suppress(OSError):
+            os.close(os.open(address(code) + _CANNOT, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600, dir_fd=folder))
+            os.utime(address(code) + _CANNOT, dir_fd=folder, follow_symlinks=False)
     starting.close()
     with contextlib.suppress(FileNotFoundError):
         os.unlink(address(code) + _STARTING, dir_fd=folder)

@@ -10,10 +10,12 @@ in tests/commands/test_resume.py."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -435,3 +437,54 @@ def test_a_malformed_request_is_refused_and_its_descriptors_closed(message):
             with pytest.raises(ValueError, match="malformed"):
                 warm._request(connection)  # receives the three descriptors, and closes them
             assert len(os.listdir("/proc/self/fd")) == before
+
+
+def test_a_course_folder_holding_a_copy_of_the_package_is_served_warm(tmp_path):
+    """The command imports the copy (its folder is first on its path); the warm process imports the
+    same copy, so its key agrees and the second command is answered warm."""
+    root = make_course(tmp_path / "course", [A])
+    for part in ("autograder", "data"):  # the package, and the book's data it reads beside it
+        shutil.copytree(
+            warm.PACKAGE.parent / part, root / part, ignore=shutil.ignore_patterns("__pycache__"), dirs_exist_ok=True
+        )
+        subprocess.run(["chmod", "-R", "go-rwx", str(root / part)], check=True)  # what the course keeps is private
+    hot = _env("120")
+    first = _command(root, hot, "export")
+    assert first[0] == 0, first[2][-2000:]
+    copy_key = subprocess.run(
+        [sys.executable, "-c", "from autograder.commands import warm; print(warm.key())"],
+        cwd=root,
+        env=hot,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert copy_key and copy_key != warm.key(hot), "the copy is another package: its own key"
+    name = warm.address(copy_key)
+    for _ in range(300):
+        if warm._reachable(name):
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("the warm process of the copy did not come up")
+    second = _command(root, hot, "export")
+    assert second[0] == 0 and "nbgrader.api" in first[2] and "nbgrader.api" not in second[2]
+
+
+def test_a_warm_process_that_cannot_serve_is_not_started_again():
+    code = "0" * 32  # no package has it: the warm process warms up, then finds it cannot serve
+    folder = warm._folder()
+    assert folder is not None
+    try:
+        assert not warm._cannot_serve(folder, code)
+        warm._start(code)
+        for _ in range(300):
+            if warm._cannot_serve(folder, code):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the warm process left no mark")
+        assert not warm._reachable(warm.address(code)), "it serves nothing"
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(warm.address(code) + warm._CANNOT, dir_fd=folder)
+        os.close(folder)

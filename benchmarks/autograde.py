@@ -1,6 +1,7 @@
 """Autograding as a user waits for it: whole commands timed, stock nbgrader against the project.
 
     .venv/bin/python benchmarks/autograde.py [--sizes 2 16 64] [--assignment NAME] [--workers W]
+    .venv/bin/python benchmarks/autograde.py --assignment all [--sizes 2 64]
 
 For each size N, two fresh course roots get the same N honest submissions (the reference
 solution). In one, stock `nbgrader autograde` runs nbgrader's default pipeline (a Jupyter kernel
@@ -17,6 +18,13 @@ root. Printed, all from this one run:
 - the same class on a local Dask cluster of 1 and of 2 workers;
 - the peak memory of a grading process.
 
+`--assignment all` compares the four assignments (sizes 2 and 64 by default), one table: for each,
+stock and project wall time at each size (the project warm, as an instructor's second command runs),
+their ratio, the grades equal or not, the project's CPU-seconds per submission (all its processes,
+the runners included: its cold run, `os.wait4`), a one-student regrade on a warm command, and where
+a submission's grading time goes (`autograder.sandbox.timings`: screening, checks, cells, calls,
+probes, runner start, nbgrader's steps) besides the command's start-up.
+
 `--scale 64 1000` instead grades a mixed class of each size (honest, stub and mistaken submissions,
 and for ch12_bptt the hostile ones of `tests/hostile.py` besides) with the project alone, on the
 local pool and on a local Dask cluster, and prints for each its wall time, submissions per second and
@@ -29,6 +37,7 @@ Speed is measured here, never in the tests: they check only that every path grad
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shutil
@@ -174,6 +183,96 @@ def startup_profile(root: Path, assignment: str, workers: int) -> list[tuple[str
     ]
 
 
+def cpu_timed(command: list[str], root: Path, env: dict | None = None) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user and system, the command and every process it waited for)
+    of one whole command in the course root, in a process of its own."""
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(
+            command, cwd=root, env={**nbgrader_env(), **COLD, **(env or {})}, stdout=subprocess.DEVNULL, stderr=errors
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status):
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(command)} failed in {root}:\n{errors.read().decode()[-3000:]}")
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def phases(path: Path) -> dict[str, float]:
+    """Seconds a submission of each phase, the mean over the lines of an `AUTOGRADER_TIMINGS` file."""
+    from autograder.sandbox import timings
+
+    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    total = {name: sum(line.get(name, 0.0) for line in lines) / max(1, len(lines)) for name in PHASE_ORDER}
+    assert set().union(*lines) <= set(PHASE_ORDER), "a phase the table does not show"
+    assert timings.REST in total
+    return total
+
+
+#: The phases of `autograder.sandbox.timings`, in the table's order.
+PHASE_ORDER = ("screening", "checks", "cells", "calls", "probe cells", "probe calls", "runner start", "nbgrader")
+
+
+def one_assignment(folder: Path, a: str, sizes: list[int], workers: str) -> dict:
+    """Stock and project, whole commands, on `a` at each size; CPU, regrade and phases at the largest."""
+    found: dict = {"rows": []}
+    for size in sizes:
+        stock_root = course_root(folder, f"{a}-stock-{size}", a, size, stock=True)
+        project_root = course_root(folder, f"{a}-project-{size}", a, size, stock=False)
+        cold_root = course_root(folder, f"{a}-cold-{size}", a, size, stock=False)
+        stock = timed(stock_command(a), stock_root)
+        trace = folder / f"{a}-{size}.timings"
+        cold, cpu = cpu_timed(project_command(a, "--workers", workers), cold_root, {timings_env(): str(trace)})
+        warm_up(project_root)
+        project = timed(project_command(a, "--workers", workers), project_root, WARM)
+        equal = grades(stock_root) == grades(project_root) == grades(cold_root)
+        found["rows"].append((size, stock, cold, project, equal, cpu / size))
+        found["phases"] = phases(trace)
+        found["regrade"] = statistics.median(
+            timed(project_command(a, "--student", "student000", "--redo"), project_root, WARM) for _ in range(3)
+        )
+        for root in (stock_root, project_root, cold_root):
+            shutil.rmtree(root)
+    return found
+
+
+def timings_env() -> str:
+    from autograder.sandbox import timings
+
+    return timings.ENV
+
+
+def every_assignment(sizes: list[int], workers: str) -> None:
+    """`--assignment all`: one table of the four assignments (see the module's docstring)."""
+    from autograder.assignments import ALL
+
+    results = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for a in ALL:
+            results[a] = one_assignment(Path(folder), a, sizes, workers)
+            print(f"  {a}: done", file=sys.stderr, flush=True)
+    print(f"\nhonest submissions, whole commands (start-up included), one run, {workers} project workers; project warm")
+    print(
+        f"{'assignment':<16} {'N':>3}  {'stock':>7}  {'project':>7}  {'ratio':>6}  {'cold':>7}  {'CPU-s/sub':>9}  grades equal"
+    )
+    for a, found in results.items():
+        for size, stock, cold, project, equal, cpu in found["rows"]:
+            print(
+                f"{a:<16} {size:>3}  {stock:>5.1f} s  {project:>5.1f} s  {stock / project:>5.2f}x  {cold:>5.1f} s  "
+                f"{cpu:>9.3f}  {equal}"
+            )
+    print(
+        f"\none-student regrade on a warm command (median of 3), and where a submission's grading goes at N={sizes[-1]}"
+    )
+    print(f"{'assignment':<16} {'regrade':>8}  " + "  ".join(f"{name:>12}" for name in PHASE_ORDER))
+    for a, found in results.items():
+        print(
+            f"{a:<16} {found['regrade']:>6.2f} s  "
+            + "  ".join(f"{found['phases'][name]:>10.3f} s" for name in PHASE_ORDER)
+        )
+
+
 def measured(command: list[str], root: Path) -> tuple[float, float]:
     """Wall seconds and peak resident memory (MiB, the largest of the command's processes: `os.wait4`)
     of one whole command in the course root, in a process of its own (a warm process's memory is not
@@ -250,6 +349,11 @@ def main() -> None:
     a, workers = args.assignment, str(args.workers)
     if args.scale:
         return scale(args.scale, a, workers)
+    if a == "all":
+        subprocess.run(
+            [PYTHON, "-m", "compileall", "-q", str(REPO / "autograder")], check=True, stdout=subprocess.DEVNULL
+        )
+        return every_assignment(args.sizes if args.sizes != [2, 16, 64] else [2, 64], workers)
     # byte-compiled, as `make venv` leaves the package (a machine with PYTHONDONTWRITEBYTECODE set never writes the cache itself)
     subprocess.run([PYTHON, "-m", "compileall", "-q", str(REPO / "autograder")], check=True, stdout=subprocess.DEVNULL)
     rows, stock_times, project_times = [], [], []

@@ -23,6 +23,7 @@ from rnnkit.checking import Case, Report, Rules, run_cases
 from rnnkit.compare import compare
 from rnnkit.helpers import CALLS
 
+from ..sandbox import timings
 from ..vocabulary import catalogue
 from ..vocabulary.spec import Assignment, Check
 from .attempts import Attempt
@@ -151,6 +152,11 @@ def hidden_draws(spec: Assignment, check: Check, attempt: Attempt, count: int, m
     which a mistake is always right belongs in a public case)."""
     if check.draw is None or count <= 0:
         return []
+    with timings.phase("screening"):
+        return _screened(spec, check, attempt, count, max_tries)
+
+
+def _screened(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int) -> list[Draw]:
     rng = random.Random(attempt.seed(spec.name, check.name))
     entries = spec.for_check(check.name)
     public = _public_keys(check)

@@ -31,6 +31,7 @@ from ..assignments import get
 from ..coursedir.layout import Course
 from ..coursedir.ledger import Ledger
 from ..coursedir.settings import Settings
+from ..sandbox import timings
 from ..sandbox.session import Session, preflight
 from ..sandbox.zygote import RunnerBroken, zygote_channel
 from ..vocabulary.spec import SUMMARY
@@ -150,16 +151,17 @@ class TrustedExecute(NbGraderPreprocessor):
         points = float(cell.metadata["nbgrader"].get("points", 0))
         try:
             check = spec.check(name)
-            report, traces = grade_traced(
-                spec,
-                check,
-                session.function(name, call=check.call),
-                attempt=attempt,
-                hidden=self.settings.HIDDEN_CASES,
-                timeout=0,
-                points=points,
-                functions=lambda other, call: session.function(other, call=call),
-            )
+            with timings.phase("checks"):
+                report, traces = grade_traced(
+                    spec,
+                    check,
+                    session.function(name, call=check.call),
+                    attempt=attempt,
+                    hidden=self.settings.HIDDEN_CASES,
+                    timeout=0,
+                    points=points,
+                    functions=lambda other, call: session.function(other, call=call),
+                )
         except Exception:  # noqa: BLE001 - one check the grader cannot finish costs that check, never the submission
             self.log.error("grading %s of %s failed:\n%s", name, attempt.student, traceback.format_exc())
             right[name] = SummaryItem(False, 0, 0, points, 0.0)

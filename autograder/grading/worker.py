@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..coursedir.layout import Course, FailedAttempt
+from ..sandbox import timings
 from ..vocabulary.spec import Assignment
 from . import figures
 
@@ -129,7 +130,8 @@ def autograde_one(root: str, assignment: str, student: str, retries: int = 3, un
     record = Course(Path(root)).failed_attempt(student, assignment)
     start = time.perf_counter()
     for attempt in range(retries):
-        result = nbgrader_api(root, unsandboxed).autograde(assignment, student, force=True, create=True)
+        with timings.submission():
+            result = nbgrader_api(root, unsandboxed).autograde(assignment, student, force=True, create=True)
         failure = None if result["success"] else FailedAttempt.read(record)
         if not (failure and failure.transient):
             break

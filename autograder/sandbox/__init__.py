@@ -5,4 +5,5 @@
 * `session`: one submission's session: its runner, cells run and functions called over pipes,
   a runner that died started again with the earlier cells replayed.
 * `replies`: a runner's replies, untrusted until decoded and bounded.
+* `timings`: where a submission's grading time goes, by phase, for the benchmark.
 """

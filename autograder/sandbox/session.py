@@ -22,6 +22,7 @@ from rnnkit import codec, messages, wire
 from rnnkit.checking import StudentFailure
 from rnnkit.jail.limits import Limits
 
+from . import timings
 from .replies import RUNNER_ALLOWANCE, bounded, call_result, figures_drawn, note_output, notebook_output, output_size
 from .zygote import Channel, Runner, RunnerBroken, RunnerDied, at_hand, zygote_channel
 
@@ -123,7 +124,8 @@ class Session:
     def _spawn(self) -> Runner:
         self.started += 1
         self._check()
-        return self.zygote.spawn(self.workdir, self.limits, self.language, self.known)
+        with timings.phase("runner start"):
+            return self.zygote.spawn(self.workdir, self.limits, self.language, self.known)
 
     def _runner(self) -> Runner:
         """The live runner, started (again) where needed, having run every cell of `replay`."""
@@ -144,9 +146,10 @@ class Session:
         figure's marker replaced by the PNG of its key), cut to OUTPUT_LIMIT_KB (`bounded`);
         `drawn` gets the PNG of each figure the runner drew, by key."""
         timeout = self._limit(self.limits.CELL_TIMEOUT)
-        return self._ask(
-            runner, {"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn)
-        )
+        with timings.phase("cells" if self.charged is self else "probe cells"):
+            return self._ask(
+                runner, {"op": "run_cell", "source": source}, timeout + GRACE, lambda reply: self._outputs(reply, drawn)
+            )
 
     def _outputs(self, reply: dict, drawn: dict[str, str] | None) -> list:
         outputs = wire.field(reply, "outputs", list, [])
@@ -207,7 +210,8 @@ class Session:
             "timeout": timeout,
             "call": way,
         }
-        return self._ask(runner, message, timeout + GRACE, lambda reply: self._call_reply(reply, name, timeout))
+        with timings.phase("calls" if self.charged is self else "probe calls"):
+            return self._ask(runner, message, timeout + GRACE, lambda reply: self._call_reply(reply, name, timeout))
 
     def _call_reply(self, reply: dict, name: str, timeout: float) -> codec.Decoded:
         if self.forked and reply.get("ended") is True:  # the fork died in the call: the runner's word

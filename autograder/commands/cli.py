@@ -405,10 +405,13 @@ def _hub(args, root: Path) -> int:
     if args.action == "config":
         from ..lms import names, registration
 
+        made: list[Path] = []
         try:
-            hub = plan.for_course(root, args.student, args.ta, args.port)
+            hub = plan.for_course(root, args.student, args.ta, args.port, made)
         except (registration.RegistrationError, names.UserNameError) as error:
             raise SystemExit(f"hub config: {error}") from None
+        if made:
+            print(label("lti.key_made", path=made[0]), file=sys.stderr)
         print(config_file.render(hub), end="")
         return 0
     return demo.run(root, args.port)

@@ -70,12 +70,14 @@ def launch_urls(hub_url: str) -> dict[str, str]:
     }
 
 
-def launch_of(root: Path, settings) -> Launch | None:
+def launch_of(root: Path, settings, made: list[Path] | None = None) -> Launch | None:
     """The course's `Launch` where `LTI_AUTHORIZE_URL` is set (every other setting it needs named at
-    once when missing: RegistrationError), else None: the hub logs people in with PAM."""
+    once when missing: RegistrationError; the tool's key made where there is none, its path appended
+    to `made`), else None: the hub logs people in with PAM."""
     if not settings.LTI_AUTHORIZE_URL.strip():
         return None
     registration.check(settings, registration.LAUNCH)
+    registration.private_key(root, made)
     return Launch(
         issuer=settings.LTI_ISSUER,
         client_id=settings.LTI_CLIENT_ID,
@@ -141,7 +143,13 @@ def course_exchange(root: Path) -> Path:
     return Path(loaded.Exchange.root) if "root" in loaded.Exchange else root / "exchange"
 
 
-def for_course(root: Path, students: list[str] | None = None, tas: list[str] | None = None, port: int = 8000) -> Hub:
+def for_course(
+    root: Path,
+    students: list[str] | None = None,
+    tas: list[str] | None = None,
+    port: int = 8000,
+    made: list[Path] | None = None,
+) -> Hub:
     """The hub of the course at `root` on a production host: the state in /srv/jupyterhub, the
     students' environment in /opt/<course>/students-env, the staff's Python this one, and the
     course's exchange where it lies outside the course root (else /srv/nbgrader/exchange, flagged)."""
@@ -158,5 +166,5 @@ def for_course(root: Path, students: list[str] | None = None, tas: list[str] | N
         staff_python=Path(sys.prefix) / "bin" / "python",
         port=port,
         exchange_moved=inside,
-        launch=launch_of(root, settings),
+        launch=launch_of(root, settings, made),
     )

@@ -332,7 +332,8 @@ def run_cases(
     process that never ran the graded calls), else `fn`. A stub fails every case with one message.
     `params` names the function's parameters, to show a hidden case's inputs by name. A value of
     float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
-    right or wrong; a wrong value's relation to the expected one is told only where it is no
+    right or wrong; a wrong value a student reads gets the sentence of a probe's rule it breaks too
+    (`_read_first`); a wrong value's relation to the expected one is told only where it is no
     coincidence (`relations`).
     """
     results: list[CaseResult] = []
@@ -344,6 +345,7 @@ def run_cases(
     ] = {}  # result index -> a wrong value's verdict, to word at the end
     float32: set[int] = set()
     passed: dict[int, tuple[Case, Any]] = {}  # result index -> the case and its value, of each right value
+    wrong_got: dict[int, tuple[Case, Any]] = {}  # the same, of each wrong value
     shows: dict[int, Callable[[], tuple]] = {}  # result index -> what a broken rule shows of the case
 
     def run(case: Case, fn: Callable = fn) -> Any:
@@ -390,6 +392,7 @@ def run_cases(
                 found.append(tuple(diagnose(got, case)) if diagnose else ())
             if verdict.reason == "compare.wrong_value":  # worded at the end, with its relation if it is no coincidence
                 wrong_values[len(results)] = (verdict, case, public, expected)
+                wrong_got[len(results)] = (case, got)
                 results.append(CaseResult(case.label, public, False))
             else:
                 results.append(
@@ -405,9 +408,13 @@ def run_cases(
         probes, passed, getattr(fn, "probe_calls", fn) if probes and passed else fn, run
     ).items():
         results[index] = CaseResult(results[index].label, results[index].public, False, message, "", *shows[index]())
+    read = _read_first(wrong_got, {index: item[2] for index, item in wrong_values.items()})
+    broken = _broken_rules(probes, read, getattr(fn, "probe_calls", fn), run) if probes and read else {}
     for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():
         _, case, public, expected = wrong_values[index]
-        results[index].message = verdict.message(reveal=public and rules.reveal)
+        results[index].message = " ".join(
+            part for part in (verdict.message(reveal=public and rules.reveal), broken.get(index)) if part
+        )
         if not public:
             results[index].inputs, results[index].expected = _shown(case, expected, params, verdict)
     for result, mistake in zip(results, named(found, sum(not result.ok for result in results))):
@@ -415,6 +422,13 @@ def run_cases(
     for index in float32:
         results[index].misconception = FLOAT32_PRECISION
     return Report(assignment, name, points, results)
+
+
+def _read_first(wrong: dict[int, tuple[Case, Any]], public: dict[int, bool]) -> dict[int, tuple[Case, Any]]:
+    """Of the wrong values, those a student reads (every public one, and the first hidden one): a
+    probe's rule they break is said beside them (a leak shows as the leak, not as a number alone)."""
+    hidden = [index for index in wrong if not public[index]]
+    return {index: item for index, item in wrong.items() if public[index] or index == min(hidden, default=None)}
 
 
 def relations(verdicts: dict[int, Verdict]) -> dict[int, Verdict]:

@@ -259,7 +259,8 @@ RELATIONS = (
 def relation(value: Fraction | float, target: Fraction, relative: float) -> tuple[str, int] | None:
     """How a wrong `value` relates to `target`, within the comparison's `relative` tolerance: a
     multiple (`RELATIONS`: the message id and the factor shown), or 1 minus it (a gate's complement,
-    for a target strictly between 0 and 1); None when no such relation holds, and on values where
+    for a target strictly between 0 and 1), or near it (`NEAR`: another computation, not a
+    rounding); None when no such relation holds, and on values where
     one would be a coincidence (either side 0, 1 or -1: any 1 is "1 minus" a 0, any 2 "twice" a 1).
     `run_cases` names a relation only where it holds on more than one case or on such values."""
     if trivial(value) or trivial(target):
@@ -269,7 +270,38 @@ def relation(value: Fraction | float, target: Fraction, relative: float) -> tupl
             return message_id, factor.denominator if isinstance(factor, Fraction) else factor
     if 0 < target < 1 and _close(value, 1 - target, relative):
         return "relation.complement", 1
+    if _near(value, target):
+        return "relation.near", 1
     return None
+
+
+#: A wrong value within this relative distance of a non-zero reference agrees with it in its first
+#: three significant digits and no further: no float64 rounding is that far off (float32 is read
+#: before, `FLOAT32_REACH`, and a decimal rounding too, `_rounded`), so it is another computation.
+NEAR = 1e-3
+
+
+def _distribution(ref: np.ndarray) -> bool:
+    """True when the reference is a probability distribution: one axis of numbers in [0, 1] that sum to 1."""
+    try:
+        values = [float(value) for value in ref]
+    except (TypeError, ValueError, OverflowError):
+        return False
+    return ref.ndim == 1 and len(values) > 1 and all(0 <= v <= 1 for v in values) and abs(sum(values) - 1) <= 1e-12
+
+
+def _sums_to_one(array: np.ndarray) -> bool:
+    """True when the student's entries are numbers that sum to 1 (within float rounding)."""
+    try:
+        return abs(sum(float(value) for value in array) - 1) <= 1e-9
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _near(value: Fraction | float, target: Fraction) -> bool:
+    """True when `value` is within `NEAR` of `target`, relatively (`relation.near`)."""
+    ref, got = _float(target), _float(value)
+    return ref is not None and got is not None and ref != 0 and abs(got - ref) <= NEAR * abs(ref)
 
 
 def trivial(value: Fraction | float) -> bool:
@@ -423,6 +455,10 @@ def _compare(got: Any, ref: Any, exact: bool, rtol: float | None, where: str) ->
                 array[index], ref[index], exact=exact, rtol=rtol, where=f"{where}[{', '.join(map(str, index))}]"
             )
             if not verdict.ok:
+                if verdict.reason == "compare.wrong_value" and _distribution(ref) and not _sums_to_one(array):
+                    return Verdict(
+                        False, verdict.reason, {**verdict.fields, "relation": ("relation.not_a_distribution", 1)}
+                    )
                 return verdict
         return OK
     if isinstance(ref, (list, tuple)):

@@ -155,8 +155,7 @@ def checker(assignment: str, lang: str | None = None, kit: str | None = None) ->
         if Rules(**checks[name]["rules"]).reveal:
             lines = report.lines(graded=False)
         else:
-            verdict = "check.selfcheck_right" if outcome.right else "check.selfcheck_wrong"
-            lines = [*messages.wrap(messages.text(verdict, name=name)), *report.lines(graded=False)[1:]]
+            lines = [*messages.wrap(_verdict(name, report)), *report.lines(graded=False)[1:]]
         print("\n".join(lines), file=sys.stdout if outcome.right else sys.stderr)
         return None
 
@@ -170,6 +169,18 @@ def checker(assignment: str, lang: str | None = None, kit: str | None = None) ->
 
     check.summary = summary
     return check
+
+
+def _verdict(name: str, report: Report) -> str:
+    """The head of an exercise's self-check, which shows no expected value: whether the answer agrees
+    with the book's (its first public case) and, where the book's case is right and another is not,
+    which one."""
+    if all(result.ok for result in report.results):
+        return messages.text("check.selfcheck_right", name=name)
+    if report.results and report.results[0].ok:
+        wrong = next(result for result in report.results if not result.ok)
+        return messages.text("check.selfcheck_book_right", name=name, case=wrong.label)
+    return messages.text("check.selfcheck_wrong", name=name)
 
 
 #: How a language joins the names of a list (English: ", ").

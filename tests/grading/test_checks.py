@@ -230,3 +230,36 @@ def test_a_wrong_value_names_a_simple_relation_to_the_expected_one(factor, relat
         assert message.startswith("the result['z'] is not right") and relation in message, message
     assert "Yours" not in compare(Fraction(5, 7), expected).message(reveal=True)  # no relation: none claimed
     assert "Yours" not in compare(got, expected).message(reveal=False)  # a hidden case reveals nothing here
+
+
+def test_a_wrong_value_that_saw_later_inputs_is_told_as_the_leak():
+    """generation_features that adds a little of the next input: wrong values, and the causal probe's
+    sentence beside them (on the public cases and the first hidden one), not a number alone."""
+    import numpy as np
+
+    spec = get("ch12_boundaries")
+    check = spec.check("generation_features")
+
+    def peeks(step, xs, h0):
+        features = np.asarray(spec.reference.generation_features(step, xs, h0), dtype=float)
+        ahead = np.asarray(xs, dtype=float)[1:, :1]  # x_{t+1}, first input column
+        features[:-1, :1] += 0.01 * ahead[:, :1]
+        return features
+
+    cases = checks.public_cases(check) + hidden_cases(spec, check, attempt(), 3)
+    report = run_cases(spec.name, check.name, peeks, cases, check.rules, probes=check.probes)
+    wrong = [result for result in report.results if not result.ok]
+    told = [result for result in wrong if "changing only the inputs after step" in result.message]
+    assert wrong and told
+    assert {result.label for result in told} == {
+        result.label for result in wrong if result.public or result is next(r for r in wrong if not r.public)
+    }
+    report = run_cases(
+        spec.name,
+        check.name,
+        lambda *args: spec.reference.generation_features(*args) * 2,
+        cases,
+        check.rules,
+        probes=check.probes,
+    )
+    assert all("after step" not in result.message for result in report.results), "a causal function leaks nothing"

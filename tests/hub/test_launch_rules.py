@@ -124,6 +124,9 @@ def test_hub_config_with_the_lms_logs_people_in_through_it(course, tmp_path):
 
     printed = run("hub", "config", "--student", "ada")
     assert printed.returncode == 0, printed.stderr
+    assert printed.stderr.startswith("made the tool's key: "), (
+        "the key set the hub serves is the tool's: made, and said"
+    )
     (tmp_path / "jupyterhub_config.py").write_text(printed.stdout, encoding="utf-8")
     c = PyFileConfigLoader("jupyterhub_config.py", path=str(tmp_path)).load_config()
     assert c.JupyterHub.authenticator_class == "autograder.hub.launch.CourseLaunch"

@@ -92,6 +92,33 @@ def test_a_relation_on_one_case_of_several_is_a_coincidence_and_is_not_told():
     assert "exactly 3 times" in one.results[0].expected
 
 
+def test_a_value_off_in_its_fourth_digit_is_another_computation_not_a_rounding():
+    """A backward pass started from zeros instead of h0 is off in the seventh digit: told as another
+    computation, not left to read as a tolerance; a value far off, or a decimal rounding, is not."""
+    expected = Fraction("-0.731570920579")
+    near = compare(-0.7315706135, expected, rtol=1e-9)
+    assert near.relation_found() == ("relation.near", 1)
+    assert "another computation" in near.relation() and "not a rounding" in near.relation()
+    assert relation(-0.74, expected, 1e-9) is None  # the second digit: no claim
+    assert compare(-0.7316, expected, rtol=1e-9).relation_found() != ("relation.near", 1)  # rounded to 4 places
+    cases = [(Case((x,)), False, Fraction(x) / 3) for x in (Fraction(1, 2), Fraction(3, 4), Fraction(5, 8))]
+    report = run_cases("a", "f", lambda x: float(x) / 3 * (1 + 1e-5), cases, Rules(), params=("x",))
+    assert all("another computation" in r.expected for r in report.results), [r.expected for r in report.results]
+
+
+def test_probabilities_that_do_not_sum_to_1_are_told_so_and_only_they():
+    """A softmax that divides by the maximum instead of the sum: its entries do not sum to 1."""
+    logits = np.array([1.0, 2.0, 0.5])
+    expected = np.exp(logits) / np.exp(logits).sum()
+    by_max = np.exp(logits) / np.exp(logits).max()
+    assert compare(by_max, expected).relation_found() == ("relation.not_a_distribution", 1)
+    assert "do not sum to 1" in compare(by_max, expected).relation()
+    shifted = np.roll(expected, 1)  # sums to 1, entries in the wrong places: no such claim
+    assert compare(shifted, expected).relation_found() != ("relation.not_a_distribution", 1)
+    not_probabilities = np.array([0.5, 2.0, -1.5])  # sums to 1 but is no distribution: no claim either
+    assert compare(not_probabilities * 2, not_probabilities).relation_found() != ("relation.not_a_distribution", 1)
+
+
 def test_an_exact_reference_of_a_float_computation_is_shown_as_a_decimal():
     long = Fraction(16725558898964869591747380567855973316763387, 22300745198530623141535718272648361505980416)
     assert show(long) == repr(float(long))

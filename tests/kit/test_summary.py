@@ -292,3 +292,26 @@ def test_the_summary_in_chinese_uses_chinese_list_punctuation():
             )
         )
     assert "a、b" in text and ", " not in text
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_an_exercise_right_on_the_books_case_and_wrong_on_another_says_which(lang):
+    """The head of an exercise's self-check (it shows no expected value) says the book's answer agrees
+    and names the case that does not, instead of "does not agree with the book's reference answer"."""
+    spec = get("ch12_bptt")
+
+    def book_only(xs, w, target, lr):  # right on the book's three reads, wrong on the longer case
+        return spec.reference.ex_12_7_2(xs[:3], w, target, lr)
+
+    def neither(xs, w, target, lr):
+        return spec.reference.ex_12_7_2(xs, w, target, 0)
+
+    other = messages.said(spec.check("ex_12_7_2").public()[1].label, lang)
+    for function, head in ((book_only, "check.selfcheck_book_right"), (neither, "check.selfcheck_wrong")):
+        printed, _ = _run("ch12_bptt", lang, {"ex_12_7_2": function}, names=["ex_12_7_2"])
+        out, err = printed["ex_12_7_2"]
+        first = re.sub(r"\n\s+", " " if lang == "en" else "", err.split("\n  - ")[0])
+        with messages.speaking(lang):
+            start = messages.text(head, name="ex_12_7_2", case="\0").split("\0")[0]
+        assert not out and first.startswith(start), (function.__name__, first)
+        assert (other in first) == (function is book_only), first

@@ -151,6 +151,22 @@ def every_recurrent_entry_set_to_one(model):
 
 @mistake(
     "ex_11_7_2",
+    en="W_h was replaced by the identity (np.eye): its diagonal entries were to become 1, and its off-diagonal "
+    "entries keep their values. In the book's model they are 0, so the identity gives the book's answer there and "
+    "another answer wherever they are not (exercise 11.7.2).",
+    zh="W_h被换成了单位矩阵（np.eye）：只有对角元素要改成1，非对角元素保持原值。书中的模型里它们是0，"
+    "所以单位矩阵在书中的模型上给出正确答案，而在非对角元素不为0的模型上给出别的答案（习题11.7.2）。",
+)
+def recurrent_matrix_replaced_by_identity(model):
+    h = np.zeros(len(model["b_h"]))
+    for token in model["inputs"]["long_blue"]:
+        h = rnn_step(model["embeddings"][token], h, model["W_x"], np.eye(len(model["b_h"])), model["b_h"])
+    logits = output_logits(h, model["W_y"], model["b_y"])
+    return {"final_h": h, "logits": logits, "choice": model["candidates"][int(np.argmax(logits))]}
+
+
+@mistake(
+    "ex_11_7_2",
     en="The choice was read from the hidden state. The model chooses by its logits z = h W_y + b_y, one score per "
     "candidate (softmax keeps their order); the state's coordinates are not candidate scores, and with another W_y or "
     "b_y the larger coordinate need not win (exercise 11.7.2).",

@@ -694,6 +694,18 @@ ENTRIES = [
         "backward_difference",
         why="a one-sided difference looking back",
     ),
+    mistake(
+        A,
+        "finite_difference_grad",
+        "step-scaled-by-w",
+        """
+        def finite_difference_grad(f, w, eps=1e-6):
+            step = eps * max(1.0, abs(w))  # a relative step, as numerical libraries take it
+            return (f(w + step) - f(w - step)) / (2 * step)
+    """,
+        None,
+        why="a step that grows with |w|: the quotient with another step than the eps given, wherever |w| > 1",
+    ),
     variant(
         A,
         "clip_by_global_norm",

@@ -55,6 +55,15 @@ def public():
                 "zh": "四次读取 (1, 2, -1, 0.5)（抽取的最长长度），目标1，在 w = -0.5 处取 eps = 0.1",
             },
         ),
+        # |w| above 1, as draws have it: a step that grows with |w| (eps * max(1, |w|)) shows here
+        Case(
+            (text2, 1.25),
+            {"eps": 0.25},
+            label={
+                "en": "second text, example 1 at a = 1.25 with eps = 0.25 (the step is eps, whatever the size of a)",
+                "zh": "第二份教材例1：在 a = 1.25 处取 eps = 0.25（步长就是eps，与a的大小无关）",
+            },
+        ),
         # one read from h_0 = 0: L does not depend on w (every difference is right there)
         Case(
             (ScalarLoss((Fraction(3, 4),), 1), 0.3),

@@ -137,7 +137,7 @@ class CourseLaunch(LTI13Authenticator):
         groups = self.groups_of(token.get(ROLES))
         if not groups:
             raise Refused("the LMS gives you no role of this course (a learner, a teaching assistant or an instructor)")
-        value = token.get("sub") if self.username_claim == "sub" else names.claim_of(token, self.username_claim)
+        value = names.claim_of(token, self.username_claim)
         if not value:
             raise Refused(f"the LMS sent no {self.username_claim} for you: ask the course's staff")
         name = names.login_name(value)

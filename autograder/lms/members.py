@@ -69,10 +69,10 @@ class Outcome:
 
 def member(entry: dict, claim: str) -> Member:
     """A member of an NRPS membership container, named by `claim`."""
-    value = names.claim_of(entry, claim) if claim != "sub" else entry.get("user_id")
+    value = names.claim_of(entry, claim)
     return Member(
         str(entry.get("user_id", "")),
-        names.login_name(value) if isinstance(value, str) and value.strip() else None,
+        names.login_name(value) if value else None,
         tuple(str(role) for role in entry.get("roles") or ()),
         str(entry.get("status", "Active")) == "Active",
         str(entry.get("given_name") or ""),

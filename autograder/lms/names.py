@@ -62,6 +62,8 @@ def claim_of(member: dict, claim: str) -> str | None:
     if claim.startswith("custom_"):
         custom = member.get(CUSTOM) or member.get("custom") or {}
         value = custom.get(claim.removeprefix("custom_")) if isinstance(custom, dict) else None
+    elif claim == "sub":  # a launch's `sub` is the member's `user_id` in Names and Roles
+        value = member.get("sub", member.get("user_id"))
     elif claim == "lis_person_sourcedid" and claim not in member:
         lis = member.get(LIS)  # a launch carries it as the LIS claim's person_sourcedid
         value = lis.get("person_sourcedid") if isinstance(lis, dict) else None

@@ -4,7 +4,8 @@ mistakes, written apart from the catalogue) through the kit's self-check and thr
 * in process, no nbgrader: every variant passes every public case of its notebook's self-check, run
   as the student runs the notebook top to bottom; every mistake fails a public case of its own check
   (or is marked `hidden_only`), and neither names a misconception other than the one expected, in
-  English and in Chinese alike;
+  English and in Chinese alike; a mistake of a catalogued kind is named as expected at grading on
+  every attempt (three students' fresh hidden cases), whatever the draw;
 * in the shared graded class (`graded_class`, tests/classroom.py, which writes the corpus with
   `corpus.write_all(root)`, entries that cannot touch each other's checks packed into one
   submission): every variant earns full marks on every check; every mistake loses points on its own
@@ -150,3 +151,32 @@ def test_the_corpus_verdicts(graded_class):
         pytest.skip("the shared class holds no corpus submission: tests/classroom.py must call corpus.write_all(root)")
     found = corpus.verdicts(functools.partial(_rows, graded_class), ENTRIES)
     assert all(v.good for v in found), corpus.summary(found)
+
+
+NAMED = [entry for entry in MISTAKES if entry.expected]
+
+
+@pytest.mark.parametrize("entry", NAMED, ids=_ids)
+def test_a_mistake_of_a_catalogued_kind_is_named_on_every_attempt(entry):
+    """Whether the name is given never depends on the draw: graded in process on three students'
+    attempts (fresh hidden cases each), the mistake is named as expected on its own check every time."""
+    from autograder.assignments import get
+    from autograder.coursedir.config import load
+    from autograder.grading import checks
+    from autograder.vocabulary import catalogue
+
+    from .attempts import attempt
+
+    spec = get(entry.assignment)
+    for student in ("s1", "s2", "s3"):
+        fn = catalogue.submission(spec.template, entry.source)[entry.function]  # afresh: no state from before
+        report = checks.grade(
+            spec,
+            spec.check(entry.function),
+            fn,
+            attempt=attempt(student),
+            hidden=load().HIDDEN_CASES,
+            timeout=10,
+            points=1,
+        )
+        assert report.misconceptions == [entry.expected], (student, report.lines(graded=True))

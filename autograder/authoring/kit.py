@@ -104,7 +104,13 @@ def public_half(
         checks[check.name] = {
             "points": spec.points(check.name, overrides),
             "cases": cases,
-            "rules": {"exact": rules.exact, "rtol": rules.rtol, "reveal": rules.reveal, "call": rules.call},
+            "rules": {
+                "exact": rules.exact,
+                "rtol": rules.rtol,
+                "reveal": rules.reveal,
+                "call": rules.call,
+                "kept": rules.kept,
+            },
             "callees": {
                 entry.id: entry.function for entry in spec.for_check(check.name) if entry.function != check.name
             },

@@ -20,7 +20,7 @@ import numpy as np
 
 from rnnkit import messages
 from rnnkit.checking import Case, Report, Rules, run_cases
-from rnnkit.compare import compare
+from rnnkit.compare import compare, explains
 from rnnkit.helpers import CALLS
 
 from ..sandbox import timings
@@ -42,15 +42,24 @@ def mistaken_output(entry: catalogue.Mistake, check: Check, case: Case) -> Any:
         return None
 
 
-def diagnose(spec: Assignment, check: Check, got: Any, case: Case, wrong: Callable[[str], bool]) -> tuple[str, ...]:
-    """The catalogued mistakes whose output on `case` equals the student's: the check's own, and a
-    mistake of a function it calls only where `wrong(function)`, the student's version of it failing
-    its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
+def diagnose(
+    spec: Assignment, check: Check, got: Any, case: Case, expected: Any, wrong: Callable[[str], bool]
+) -> tuple[str, ...]:
+    """The catalogued mistakes whose output on `case` explains the student's (`rnnkit.compare.explains`:
+    equal to it, or in each wrong part of a record), or that recognise what
+    the student's wrong value does (`Mistake.recognise`, the check's own mistakes): the check's own,
+    and a mistake of a function it calls only where `wrong(function)`, the student's version of it
+    failing its own public cases (own mistakes first, as `catalogue.for_check` orders them)."""
     return tuple(
         entry.id
         for entry in spec.for_check(check.name)
-        if (output := mistaken_output(entry, check, case)) is not None
-        and compare(got, output, rtol=check.rtol).ok
+        if (
+            (entry.function == check.name and entry.recognise is not None and entry.recognise(got, case, expected))
+            or (
+                (output := mistaken_output(entry, check, case)) is not None
+                and explains(got, output, expected, rtol=check.rtol)
+            )
+        )
         and (entry.function == check.name or wrong(entry.function))
     )
 
@@ -269,9 +278,11 @@ def grade_traced(
     wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, functions, timeout))
     got: dict[str, Any] = {}
 
+    expected = {id(case): value for case, _, value in cases}
+
     def diagnosed(value: Any, case: Case) -> tuple[str, ...]:
         got[case.label] = value
-        return diagnose(spec, check, value, case, wrong)
+        return diagnose(spec, check, value, case, expected[id(case)], wrong)
 
     report = run_cases(
         spec.name,

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from rnnkit import messages
 from rnnkit.helpers import pristine
@@ -44,6 +44,9 @@ class Mistake:
     template: Path = field(default=Path(), repr=False, compare=False)
     #: what the student should rethink, {language: sentence}; None for a mistake the kit names itself
     says: Mapping[str, str] | None = field(default=None, repr=False, compare=False)
+    #: `recognise(got, case, expected)`: the mistake told by what it does to a value, in any way of
+    #: writing it (a tie given to another tied candidate), where its own output may not be reproduced
+    recognise: Callable[[Any, Any, Any], bool] | None = field(default=None, repr=False, compare=False)
 
     @property
     def checks(self) -> tuple[str, ...]:
@@ -91,16 +94,20 @@ class Mistake:
         return namespace
 
 
-def mistake(function: str, *, en: str | None = None, zh: str | None = None) -> Callable[[Callable], Callable]:
+def mistake(
+    function: str, *, en: str | None = None, zh: str | None = None, recognise: Callable | None = None
+) -> Callable[[Callable], Callable]:
     """Mark the decorated function as the mistake named after it, replacing `function`, with what
     the student should rethink in English and Chinese (both, or neither for a mistake the kit names
     itself); the assignment's spec lists its mistakes module, where `mistakes` finds the marked
-    functions."""
+    functions. `recognise(got, case, expected)` tells the mistake by what it does to a wrong value
+    where it is written another way (see `Mistake.recognise`)."""
     if (en is None) != (zh is None):
         raise ValueError(f"a mistake of {function} says what to rethink in both languages (en and zh) or in neither")
 
     def mark(fn: Callable) -> Callable:
         fn.replaces, fn.says = function, {"en": en, "zh": zh} if en is not None else None
+        fn.recognise = recognise
         return fn
 
     return mark
@@ -124,7 +131,7 @@ def mistakes(assignment: str, modules: tuple[ModuleType, ...], template: Path) -
         raise ValueError(
             f"{assignment}: the mistake id {twice[0]!r} is defined twice; each mistake's id is new in the assignment"
         )
-    return tuple(Mistake(fn.__name__, fn.replaces, fn, assignment, template, fn.says) for fn in found)
+    return tuple(Mistake(fn.__name__, fn.replaces, fn, assignment, template, fn.says, fn.recognise) for fn in found)
 
 
 def for_check(entries: tuple[Mistake, ...], check: str) -> list[Mistake]:

@@ -52,7 +52,8 @@ class Check:
     `reference(*args, **kwargs)` is the exact SymPy engine with the student function's signature;
     `public()` lists the book's cases; `draw(rng)` makes one hidden case; `points` are the check's
     points (course_config.POINTS may override them); `exact`, `rtol`, `reveal` and `call` are the
-    comparison rules (`rnnkit.checking.Rules`). `probes` are causal/leakage probes (see
+    comparison rules (`rnnkit.checking.Rules`; `kept` names the check's mistake of state kept between
+    calls, told by a second call that answers otherwise). `probes` are causal/leakage probes (see
     `autograder.vocabulary.probes`): each gets `run(case) -> output`, which calls the student's function
     safely, and the case; it returns None or a failure sentence. `branches` are the contract's
     branches and extremes (`Branch`): each is shown by a public case or drawn in every attempt.
@@ -69,6 +70,7 @@ class Check:
     call: str = "plain"
     probes: tuple[Callable, ...] = ()
     branches: tuple[Branch, ...] = ()
+    kept: str = ""
 
     @property
     def graded(self) -> bool:
@@ -85,7 +87,7 @@ class Check:
 
     @property
     def rules(self) -> Rules:
-        return Rules(self.exact, self.rtol, self.reveal, self.call)
+        return Rules(self.exact, self.rtol, self.reveal, self.call, self.kept)
 
     def expected(self, case: Case) -> Any:
         """The exact reference for one case, as the kit compares it."""

@@ -297,12 +297,16 @@ def _student_frame(error: BaseException) -> tuple[str, int, str] | None:
 @dataclass(frozen=True)
 class Rules:
     """How one check compares: exact types demanded for exact inputs, a float tolerance of its
-    own, whether a public case may show its expected value, and how the function is called."""
+    own, whether a public case may show its expected value, and how the function is called.
+    `kept` names the catalogued mistake of state kept between calls: a wrong value that a second
+    call on the same case does not give again is named so, however the state is kept (a global, a
+    default, a closure, an attribute of the function)."""
 
     exact: bool = False
     rtol: float | None = None
     reveal: bool = True
     call: str = "plain"
+    kept: str = ""
 
 
 Diagnose = Callable[[Any, Case], "tuple[str, ...]"]
@@ -327,8 +331,9 @@ def run_cases(
 
     `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function (on the case itself,
-    a copy of the value just graded) and the case, and returns None or the sentence of the broken
-    rule. The probes call `fn.probe_calls` where `fn` has one (the grader's: the same function in a
+    a copy of the value just graded) and a hidden case the function got right (the cases that earn
+    the points: a public case's rule broken would move no point), and returns None or the sentence of
+    the broken rule. The probes call `fn.probe_calls` where `fn` has one (the grader's: the same function in a
     process that never ran the graded calls), else `fn`. A stub fails every case with one message.
     `params` names the function's parameters, to show a hidden case's inputs by name. A value of
     float32 arithmetic (`rnnkit.compare.float32_values`) is named `FLOAT32_PRECISION` on its case,
@@ -389,7 +394,7 @@ def run_cases(
             elif verdict.reason == "compare.float32":
                 found.append(None)
             else:
-                found.append(tuple(diagnose(got, case)) if diagnose else ())
+                found.append(_kept(rules, run, case, got) or (tuple(diagnose(got, case)) if diagnose else ()))
             if verdict.reason == "compare.wrong_value":  # worded at the end, with its relation if it is no coincidence
                 wrong_values[len(results)] = (verdict, case, public, expected)
                 wrong_got[len(results)] = (case, got)
@@ -404,8 +409,9 @@ def run_cases(
         passed[len(results)], shows[len(results)] = (case, got), shown
         results.append(CaseResult(case.label, public, True))
         found.append(None)
+    scored = {index: item for index, item in passed.items() if not results[index].public}
     for index, message in _broken_rules(
-        probes, passed, getattr(fn, "probe_calls", fn) if probes and passed else fn, run
+        probes, scored, getattr(fn, "probe_calls", fn) if probes and scored else fn, run
     ).items():
         results[index] = CaseResult(results[index].label, results[index].public, False, message, "", *shows[index]())
     read = _read_first(wrong_got, {index: item[2] for index, item in wrong_values.items()})
@@ -422,6 +428,18 @@ def run_cases(
     for index in float32:
         results[index].misconception = FLOAT32_PRECISION
     return Report(assignment, name, points, results)
+
+
+def _kept(rules: Rules, run: Callable[[Case], Any], case: Case, got: Any) -> tuple[str, ...]:
+    """(`rules.kept`,) where the function, called again on the same case, answers otherwise than
+    `got`: what it returns depends on the calls before it (an honest function pays no such call)."""
+    if not rules.kept:
+        return ()
+    try:
+        again = run(case)
+    except StudentFailure:
+        return ()
+    return () if compare(again, got, rtol=rules.rtol).ok else (rules.kept,)
 
 
 def _read_first(wrong: dict[int, tuple[Case, Any]], public: dict[int, bool]) -> dict[int, tuple[Case, Any]]:

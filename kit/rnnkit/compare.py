@@ -407,6 +407,39 @@ def compare_number(got: Any, ref: Any, *, exact: bool = False, rtol: float | Non
     return wrong()
 
 
+def explains(got: Any, mistaken: Any, expected: Any, *, rtol: float | None = None) -> bool:
+    """Whether a catalogued mistake's output `mistaken` explains the student's wrong value `got`:
+    equal to it, or, for a record (a tuple, or a dict of the same keys), every part of `got` equal
+    to the expected part or to the mistake's, and some wrong part the mistake's that is a number or
+    an array (a label, a choice or a count, is too easily the same by chance): the mistake made in
+    one part beside parts written right (the final state of a masked run taken after the padding
+    while its outputs are masked)."""
+    if compare(got, mistaken, rtol=rtol).ok:
+        return True
+    parts = _record_parts(got, mistaken, expected)
+    mine = False
+    for part, wrong_part, right_part in parts:
+        if compare(part, right_part, rtol=rtol).ok:
+            continue
+        if not compare(part, wrong_part, rtol=rtol).ok:
+            return False
+        mine = mine or not isinstance(part, (str, bool, int, np.integer, np.bool_))
+    return mine
+
+
+def _record_parts(got: Any, mistaken: Any, expected: Any) -> list[tuple[Any, Any, Any]]:
+    """(got, mistaken, expected) part by part where all three are tuples of one length or dicts of
+    the same keys (a sequence of steps is not a record: none of it is matched part by part)."""
+    if all(isinstance(value, tuple) for value in (got, mistaken, expected)):
+        return list(zip(got, mistaken, expected)) if len(got) == len(mistaken) == len(expected) else []
+    if all(isinstance(value, dict) for value in (got, mistaken, expected)):
+        keys = set(expected)
+        return (
+            [(got[key], mistaken[key], expected[key]) for key in expected] if set(got) == set(mistaken) == keys else []
+        )
+    return []
+
+
 def compare(got: Any, ref: Any, *, exact: bool = False, rtol: float | None = None, where: str = "") -> Verdict:
     """Judge a (nested) student value against a (nested) reference; the first difference wins.
     Never raises: a value that cannot be compared (an unhashable set item, say) is wrong, with its

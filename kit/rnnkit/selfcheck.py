@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from . import codec, messages
 from .checking import Case, Report, Rules, run_cases
-from .compare import compare
+from .compare import explains
 
 PUBLIC = Path(__file__).resolve().parent / "public"
 
@@ -70,7 +70,7 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float | None = None
         )
         for c in spec["cases"]
     ]
-    stored = {id(case): c["mistakes"] for (case, _, _), c in zip(cases, spec["cases"])}
+    stored = {id(case): (c["mistakes"], c["expected"]) for (case, _, _), c in zip(cases, spec["cases"])}
     callees = spec["callees"]
 
     @lru_cache(maxsize=None)
@@ -81,10 +81,11 @@ def selfcheck(assignment: str, name: str, obj: Any, timeout: float | None = None
         )
 
     def diagnose(got: Any, case: Case) -> tuple[str, ...]:
+        outputs, expected = stored[id(case)]
         return tuple(
             mistake
-            for mistake, output in stored[id(case)]
-            if compare(got, output, rtol=rules.rtol).ok and (mistake not in callees or wrong(callees[mistake]))
+            for mistake, output in outputs
+            if explains(got, output, expected, rtol=rules.rtol) and (mistake not in callees or wrong(callees[mistake]))
         )
 
     return run_cases(assignment, name, obj, cases, rules, points=spec["points"], timeout=timeout, diagnose=diagnose)

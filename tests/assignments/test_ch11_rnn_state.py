@@ -246,6 +246,20 @@ def test_a_missing_state_bias_is_named_in_a_caller_and_a_wrong_uncatalogued_bias
             )
 
 
+def test_a_tie_broken_by_the_candidates_name_is_named_tie_to_last_on_every_attempt():
+    """Whether the name is given does not depend on the draw: the grader recognises a tie given to a
+    tied candidate after the first (`tie_to_last`'s `recognise`), not only the last one's output."""
+    by_name = core.catalogue.submission(
+        get(A).template, "def choose(probs, candidates):\n    return max(zip(probs, candidates))[1]\n"
+    )["choose"]
+    for student in STUDENTS[:6]:
+        report = grade("choose", by_name, student)
+        wrong = [result for result in report.results if not result.ok]
+        assert wrong and {result.misconception for result in wrong} == {"tie_to_last"}, (student, report.results)
+    right = grade("choose", solution.choose)
+    assert right.passed == len(right.results) and right.misconceptions == []
+
+
 # ----------------------------------------------------------------------------- properties
 vectors = st.lists(st.integers(-64, 64).map(lambda k: k / 8), min_size=1, max_size=8)
 
@@ -358,7 +372,9 @@ def _public_report(name: str, source: str):
         fn,
         core.public_cases(CHECKS[name]),
         CHECKS[name].rules,
-        diagnose=lambda got, case: core.diagnose(get(A), CHECKS[name], got, case, lambda function: function == name),
+        diagnose=lambda got, case: core.diagnose(
+            get(A), CHECKS[name], got, case, CHECKS[name].expected(case), lambda function: function == name
+        ),
     )
 
 

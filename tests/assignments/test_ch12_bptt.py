@@ -128,7 +128,7 @@ def test_a_flipped_error_sign_in_bptt_is_not_sent_to_update_sign_in_a_correct_sg
     fn = catalogue.submission(get(A).template, FLIPPED_ERROR)["update_and_recompute"]
     check = CHECKS["update_and_recompute"]
     case = public_cases(check)[0][0]
-    assert diagnose(get(A), check, fn(*case.args), case, lambda function: True) == (
+    assert diagnose(get(A), check, fn(*case.args), case, check.expected(case), lambda function: True) == (
         "update_sign",
     )  # its values are update_sign's
     for report in (grade("update_and_recompute", fn), selfcheck(A, "update_and_recompute", fn)):

@@ -21,7 +21,7 @@ from autograder.grading.checks import grade as grade_check
 from autograder.vocabulary import catalogue
 from autograder.vocabulary.symbolic import public_value
 from rnnkit import messages
-from rnnkit.compare import compare
+from rnnkit.compare import compare, explains
 from rnnkit.selfcheck import selfcheck
 
 from ..attempts import attempt
@@ -133,7 +133,9 @@ def test_swapped_gru_gates_are_not_blamed_on_a_sigmoid_that_passes_its_own_check
     fn = catalogue.submission(get(ASSIGNMENT).template, SWAPPED_GATES)["gru_step"]
     check = CHECKS["gru_step"]
     case = check.public()[1]  # the third text's GRU: r = 0.25 and z = 0.75 swapped look like sigmoid(-a)
-    assert diagnose(get(ASSIGNMENT), check, fn(*case.args), case, lambda function: True) == ("sigmoid_exponent_sign",)
+    assert diagnose(get(ASSIGNMENT), check, fn(*case.args), case, check.expected(case), lambda function: True) == (
+        "sigmoid_exponent_sign",
+    )
     for report in (grade("gru_step", fn), selfcheck(ASSIGNMENT, "gru_step", fn)):
         assert report.passed < len(report.results) and report.misconceptions == []
 
@@ -237,7 +239,7 @@ def test_the_public_self_check_is_fast(monkeypatch):
     read = codec.loads
     monkeypatch.setattr(codec, "loads", lambda *args, **kwargs: loads.append(None) or read(*args, **kwargs))
     monkeypatch.setattr(
-        kit_selfcheck, "compare", lambda *args, **kwargs: mistakes_compared.append(None) or compare(*args, **kwargs)
+        kit_selfcheck, "explains", lambda *args, **kwargs: mistakes_compared.append(None) or explains(*args, **kwargs)
     )
     kit_selfcheck.public_half.cache_clear()
     stored = kit_selfcheck.public_checks(ASSIGNMENT)

@@ -11,8 +11,8 @@ Each `Entry` replaces one function of the reference-filled release notebook
 `corpus-<assignment short>-<entry id>`. Entries that cannot touch each other's checks are graded
 together, in one submission (a `Pack`, whose student id is `corpus-<assignment short>-pack-<n>`):
 no check is fed by two of them, and none defines or uses a name another defines. A mistake names
-the catalogued misconception it should be named as (`expected`), or None when none fits: then the
-grader must name nothing. `hidden_only`
+the catalogued misconception it should be named as (`expected`: the grader names it on every
+attempt), or None when none fits: then the grader must name nothing. `hidden_only`
 marks a mistake the public cases cannot show (the self-check passes it; hidden cases or probes catch it).
 
 `write_all(root)` writes one submission per pack into a course root whose assignments are released;

@@ -279,6 +279,17 @@ ENTRIES = [
     """,
         why="np.einsum",
     ),
+    mistake(
+        A,
+        "output_logits",
+        "logits-weights-on-the-left",
+        """
+        def output_logits(h, W_y, b_y):
+            return W_y @ np.asarray(h, dtype=float) + b_y
+    """,
+        None,
+        why="W_y @ h: the output weights applied as a column (the book's W_y is the identity)",
+    ),
     # ------------------------------------------------------------------ run_rnn
     variant(
         A,
@@ -333,6 +344,26 @@ ENTRIES = [
     """,
         None,
         why="h updated in place: every step's dict holds the same array, the last state",
+    ),
+    mistake(
+        A,
+        "run_rnn",
+        "run-global-state",
+        """
+        LAST = {}
+
+        def run_rnn(token_ids, model):
+            h = LAST.get("h", np.zeros(len(model["b_h"])))
+            steps = []
+            for token in token_ids:
+                h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
+                logits = output_logits(h, model["W_y"], model["b_y"])
+                steps.append({"h": h, "logits": logits, "probs": softmax(logits)})
+            LAST["h"] = h
+            return steps
+    """,
+        "state_carried_between_calls",
+        why="the last state kept in a module-level dict: the next call goes on from it",
     ),
     mistake(
         A,

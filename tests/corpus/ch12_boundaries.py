@@ -162,6 +162,30 @@ ENTRIES = [
         why="a state kept per entity id, resumed when the entity comes back",
     ),
     # ------------------------------------------------------------------ truncated_bptt_scalar
+    mistake(
+        A,
+        "truncated_bptt_scalar",
+        "truncated-grad-on-the-function",
+        """
+        def truncated_bptt_scalar(xs, w, targets, k, h0=0):
+            states, loss, h = [], 0, h0
+            sensitivity = 0
+            if not hasattr(truncated_bptt_scalar, "grad"):
+                truncated_bptt_scalar.grad = 0
+            for t, x in enumerate(xs, start=1):
+                if (t - 1) % k == 0:
+                    sensitivity = 0
+                sensitivity = h + w * sensitivity
+                h = x + w * h
+                states.append(h)
+                if t in targets:
+                    loss += (h - targets[t]) ** 2 / 2
+                    truncated_bptt_scalar.grad += (h - targets[t]) * sensitivity
+            return {"states": states, "loss": loss, "grad": truncated_bptt_scalar.grad}
+    """,
+        "gradient_kept_between_calls",
+        why="the gradient summed into an attribute of the function, never reset between calls",
+    ),
     variant(
         A,
         "truncated_bptt_scalar",
@@ -231,7 +255,7 @@ ENTRIES = [
                     carry = delta * w
             return {"states": states, "loss": loss, "grad": grad}
     """,
-        "value_zeroed_at_boundary",
+        "carried_value_zeroed_in_gradient",
         why="the carried state taken as zero in the gradient: detaching read as zeroing",
     ),
     # ------------------------------------------------------------------ masked_rnn_forward, masked_mean_loss
@@ -276,6 +300,25 @@ ENTRIES = [
             return H, H[:, -1]  # frozen states: the last column is each row's last valid state
     """,
         why="the final states read from the last column of the frozen states",
+    ),
+    mistake(
+        A,
+        "masked_rnn_forward",
+        "masked-outputs-unmasked-state",
+        """
+        def masked_rnn_forward(step, X, lengths, h0):
+            X = np.asarray(X, dtype=float)
+            valid = np.arange(X.shape[1])[None, :] < np.asarray(lengths)[:, None]
+            h = np.tile(np.asarray(h0, dtype=float), (X.shape[0], 1))
+            shown, outputs = h.copy(), []
+            for t in range(X.shape[1]):
+                h = step(X[:, t], h)  # the state runs on through the padding
+                shown = np.where(valid[:, t, None], h, shown)  # the outputs are held at the last valid step
+                outputs.append(shown)
+            return np.stack(outputs, axis=1), h
+    """,
+        "final_state_at_padded_end",
+        why="the outputs masked, the state not: the final state is H_5, the state after the padding, not H_3",
     ),
     mistake(
         A,
@@ -335,6 +378,20 @@ ENTRIES = [
     mistake(
         A,
         "generation_features",
+        "generation-plus-backward",
+        """
+        def generation_features(step, xs, h0):
+            xs = np.asarray(xs, dtype=float)
+            forward = run_stream(step, [xs], h0)[0]
+            backward = run_stream(step, [xs[::-1]], h0)[0][::-1]
+            return forward + backward  # context from both sides
+    """,
+        "backward_state_added",
+        why="a backward reader's states added to the forward ones: the feature at t has read the inputs after t",
+    ),
+    mistake(
+        A,
+        "generation_features",
         "generation-state-before-read",
         """
         def generation_features(step, xs, h0):
@@ -344,7 +401,7 @@ ENTRIES = [
                 h = step(x, h)
             return np.array(rows).reshape(len(rows), -1)
     """,
-        None,
+        "features_shifted_by_one",
         why="row t holds h_{t-1}, the state before reading x_t",
     ),
     variant(
@@ -589,14 +646,16 @@ ENTRIES = [
     mistake(
         A,
         "run_independent",
-        "independent-chained-via-stream",
+        "independent-chained",
         """
         def run_independent(step, sequences, h0):
             results, h = [], np.asarray(h0, dtype=float)
             for xs in sequences:
-                states = run_stream(step, [xs], h)[0]
-                results.append(states)
-                h = states[-1]          # go on from where the last sequence stopped
+                states = []
+                for x in np.asarray(xs, dtype=float):
+                    h = step(x, h)  # one h for the whole loop: each sequence goes on from the last
+                    states.append(h)
+                results.append(np.array(states, dtype=float).reshape(len(states), np.size(h)))
             return results
     """,
         "state_carried_across_sequences",

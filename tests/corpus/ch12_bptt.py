@@ -473,7 +473,7 @@ ENTRIES = [
                 RUNNING["grad"] += c
             return {"states": states, "loss": error ** 2 / 2, "dL_dh": dL_dh, "contributions": contributions, "grad": RUNNING["grad"]}
     """,
-        None,
+        "contributions_kept_between_calls",
         why="the gradient summed into a global total that no call resets (its values depend on every earlier call)",
     ),
     variant(
@@ -593,6 +593,42 @@ ENTRIES = [
     mistake(
         A,
         "rnn_backward",
+        "backward-totals-in-a-closure",
+        """
+        def _running_totals():
+            totals = {}
+
+            def add(name, value):
+                totals[name] = totals.get(name, 0) + value
+                return np.array(totals[name], dtype=float)
+
+            return add
+
+
+        _add = _running_totals()
+
+
+        def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
+            xs = np.asarray(xs, dtype=float)
+            hs = [np.asarray(h0, dtype=float)]
+            for x in xs:
+                hs.append(np.tanh(x @ W_x + hs[-1] @ W_h + b))
+            dW_x, dW_h, db = np.zeros_like(W_x, dtype=float), np.zeros_like(W_h, dtype=float), np.zeros_like(b, dtype=float)
+            carry = np.zeros(len(hs[0]))
+            for t in reversed(range(len(xs))):
+                delta = (dh_direct[t] + carry) * (1 - hs[t + 1] ** 2)
+                dW_x += np.outer(xs[t], delta)
+                dW_h += np.outer(hs[t], delta)
+                db += delta
+                carry = delta @ W_h.T
+            return {"dW_x": _add("dW_x", dW_x), "dW_h": _add("dW_h", dW_h), "db": _add("db", db), "dh0": carry}
+    """,
+        "gradients_kept_between_calls",
+        why="the weight gradients summed into totals a closure keeps from one call to the next",
+    ),
+    mistake(
+        A,
+        "rnn_backward",
         "backward-dWh-only-transposed",
         """
         def rnn_backward(xs, h0, W_x, W_h, b, dh_direct):
@@ -610,8 +646,8 @@ ENTRIES = [
                 carry = delta @ W_h.T
             return {"dW_x": dW_x, "dW_h": dW_h, "db": db, "dh0": carry}
     """,
-        None,
-        why="only dW_h transposed (its shape is square); the column-vector mistake in full is dW_x too",
+        "weight_grads_transposed",
+        why="only dW_h transposed (its shape is square): the column-vector habit in one of the two weight gradients",
     ),
     mistake(
         A,
@@ -754,6 +790,19 @@ ENTRIES = [
     """,
         "second_read_only",
         why="12.8's answer taken literally: the second read's contribution, whatever the length",
+    ),
+    mistake(
+        A,
+        "ex_12_7_2",
+        "ex2-update-with-last-read",
+        """
+        def ex_12_7_2(xs, w, target, lr):
+            table = bptt_scalar(xs, w, target)
+            missing = sum(table["contributions"][:-1])
+            return {"missing contribution": missing, "w_new": sgd_update(w, table["grad"] - missing, lr)}
+    """,
+        "update_with_last_use_only",
+        why="the update taken with the program's partial gradient, the full one less the missing part",
     ),
     mistake(
         A,

@@ -216,6 +216,22 @@ ENTRIES = [
     mistake(
         A,
         "gru_step",
+        "gru-update-gate-tanh",
+        """
+        def gru_step(x, h_prev, params):
+            x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
+            u = np.concatenate([x, h_prev])
+            r = sigmoid(u @ params["A_r"] + params["b_r"])
+            z = np.tanh(u @ params["A_z"] + params["b_z"])  # the update as a tanh
+            g = np.tanh(x @ params["W_g"] + (r * h_prev) @ params["U_g"] + params["b_g"])
+            return z * h_prev + (1 - z) * g
+    """,
+        "gru_update_gate_tanh",
+        why="the update gate through tanh: a gate that can be negative",
+    ),
+    mistake(
+        A,
+        "gru_step",
         "gru-reset-on-product",
         """
         def gru_step(x, h_prev, params):

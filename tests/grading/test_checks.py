@@ -263,3 +263,28 @@ def test_a_wrong_value_that_saw_later_inputs_is_told_as_the_leak():
         probes=check.probes,
     )
     assert all("after step" not in result.message for result in report.results), "a causal function leaks nothing"
+
+
+def test_a_wrong_value_a_second_call_does_not_give_again_is_named_as_state_kept_between_calls():
+    """`Rules.kept`: however the state is kept (here a module-level dict), a wrong value that a second
+    call on the same case does not give again is named as the check's state-kept mistake; a right
+    value costs no second call."""
+    total, calls = {"sum": Fraction(0)}, []
+
+    def accumulating(x):
+        total["sum"] += x
+        return total["sum"]
+
+    def honest(x):
+        calls.append(x)
+        return x
+
+    def wrong_alike(x):
+        return x + 1
+
+    cases = [(Case((Fraction(k),), {}, f"case {k}"), True, Fraction(k)) for k in (1, 2, 3)]
+    rules = Rules(exact=True, kept="kept_between_calls")
+    report = run_cases("a", "f", accumulating, cases, rules, timeout=0)
+    assert [result.misconception for result in report.results] == ["", "kept_between_calls", "kept_between_calls"]
+    assert run_cases("a", "f", honest, cases, rules, timeout=0).passed == 3 and len(calls) == 3
+    assert run_cases("a", "f", wrong_alike, cases, rules, timeout=0).misconceptions == []

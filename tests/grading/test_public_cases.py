@@ -7,17 +7,22 @@ The public cases are run as the kit runs them: `rnnkit.checking.run_cases` with 
 once from the spec (`public_cases`) and once from the committed kit data (`kit/rnnkit/public/`).
 """
 
+import numpy as np
 import pytest
 
 from autograder.assignments import get
 from autograder.authoring import kit
-from autograder.grading.checks import public_cases
+from autograder.coursedir.config import load
+from autograder.grading.checks import _public_cases, hidden_cases, public_cases
 from rnnkit import codec
 from rnnkit.checking import Case, Rules, run_cases
 from rnnkit.compare import compare
 
+from ..attempts import attempt
 from ..conftest import ASSIGNMENTS
 
+HIDDEN = load().HIDDEN_CASES
+GRADED = [(name, check) for name in ASSIGNMENTS for check in get(name).graded]
 MISTAKES = [(assignment, entry) for assignment in ASSIGNMENTS for entry in get(assignment).mistakes()]
 
 
@@ -89,3 +94,66 @@ def test_hidden_only_declarations_name_catalogued_mistakes_that_really_pass_the_
             assert not _failed(report), (
                 f"{check.name}: {mistake_id} is declared hidden-only but fails {_failed(report)}"
             )
+
+
+def _square(value) -> bool:
+    return isinstance(value, np.ndarray) and value.ndim == 2 and value.shape[0] == value.shape[1] > 1
+
+
+def _transposed_answers(expected) -> list:
+    """The answer with one square matrix of it transposed (the answer itself, an entry of a tuple, a
+    value of a dict), one per such matrix: an answer read by column instead of by row."""
+    if isinstance(expected, dict):
+        return [{**expected, key: value.T} for key, value in expected.items() if _square(value)]
+    if isinstance(expected, tuple):
+        return [expected[:i] + (value.T,) + expected[i + 1 :] for i, value in enumerate(expected) if _square(value)]
+    return [expected.T] if _square(expected) else []
+
+
+def _transposed_inputs(check, case) -> list:
+    """The reference's answer on the case with one square matrix input transposed, one per such input."""
+    return [
+        check.reference(*case.args[:i], value.T, *case.args[i + 1 :], **case.kwargs)
+        for i, value in enumerate(case.args)
+        if _square(value)
+    ]
+
+
+def _signs(case) -> set[tuple[int, str]]:
+    """Which number inputs are negative or above 1 in size: where a dropped sign or scale could hide."""
+    kinds = set()
+    for i, value in enumerate(case.args):
+        if isinstance(value, (int, float, np.floating)) and not isinstance(value, bool):
+            kinds |= {(i, kind) for kind, holds in (("negative", value < 0), ("above 1", abs(value) > 1)) if holds}
+    return kinds
+
+
+@pytest.mark.parametrize("pair", GRADED, ids=[f"{a}-{c.name}" for a, c in GRADED])
+def test_what_a_transpose_or_a_sign_could_hide_a_public_case_shows_where_hidden_cases_do(pair):
+    """Beyond the catalogue: any matrix read by column instead of by row (an input or the answer) that a
+    hidden case of three attempts tells apart, a public case tells apart too, so the self-check sees it
+    first; and a number input is negative, or above 1 in size, in a public case wherever a hidden one is."""
+    name, check = pair
+    public = [(case, expected) for case, _, expected in _public_cases(check)]
+    hidden = [
+        (case, expected)
+        for student in ("s1", "s2", "s3")
+        for case, _, expected in hidden_cases(get(name), check, attempt(student), HIDDEN)
+    ]
+
+    def differs(got, expected) -> bool:
+        return not compare(got, expected, exact=check.exact, rtol=check.rtol).ok
+
+    for kind, mutate in (
+        ("answer", lambda case, e: _transposed_answers(e)),
+        ("input", lambda case, e: _transposed_inputs(check, case)),
+    ):
+
+        def told(cases):
+            return any(differs(got, expected) for case, expected in cases for got in mutate(case, expected))
+
+        if told(hidden) and not told(public):
+            pytest.fail(f"{name}.{check.name}: a transposed {kind} fails hidden cases and no public case")
+    shown = set().union(*(_signs(case) for case, _ in public))
+    unshown = set().union(*(_signs(case) for case, _ in hidden)) - shown
+    assert not unshown, f"{name}.{check.name}: (input, kind) in hidden cases only: {sorted(unshown)}"

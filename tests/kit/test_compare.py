@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from autograder.vocabulary.symbolic import public_value
-from rnnkit.compare import RATIONAL_RTOL, Real, compare, show
+from rnnkit.compare import RATIONAL_RTOL, Real, compare, explains, show
 
 fractions = st.fractions(min_value=-1000, max_value=1000, max_denominator=10_000)
 
@@ -173,3 +173,22 @@ def test_the_exact_value_of_a_float_is_shown_as_that_float():
         and show(Fraction(3, 1 << 21)) == repr(3 / (1 << 21))
         and show(Fraction(1, 256)) == "1/256"
     )
+
+
+def test_a_mistake_explains_a_record_wrong_in_its_parts_only_where_a_number_or_an_array_agrees():
+    """`explains`: the mistake's output itself, or a record (tuple, dict) whose every part is right or
+    the mistake's, with some number or array among the mistake's parts; a label agreeing by chance, a
+    part wrong in another way, or a sequence of steps matched piecewise explains nothing."""
+    right = (np.array([[1.0, 2.0]]), np.array([0.5, 0.25]))
+    mistaken = (np.array([[1.0, 3.0]]), np.array([0.75, 0.25]))
+    assert explains(mistaken, mistaken, right)
+    assert explains((right[0], mistaken[1]), mistaken, right)  # the outputs right, the final state the mistake's
+    assert not explains((right[0], np.array([0.5, 0.5])), mistaken, right)  # wrong in another way
+    assert not explains(right, mistaken, right)  # nothing wrong: nothing to explain
+    expected = {"final_h": np.array([1.0, 0.0]), "choice": "blue"}
+    other = {"final_h": np.array([2.0, 0.0]), "choice": "red"}
+    assert not explains({"final_h": expected["final_h"], "choice": "red"}, other, expected)  # a label by chance
+    assert explains({"final_h": other["final_h"], "choice": "blue"}, other, expected)
+    steps, wrong_steps = [Fraction(1), Fraction(2)], [Fraction(1), Fraction(3)]
+    assert not explains([Fraction(1), Fraction(5)], wrong_steps, steps)
+    assert not explains({"a": Fraction(1)}, {"b": Fraction(2)}, {"a": Fraction(2)})  # other keys: not one record

@@ -120,8 +120,15 @@ BRANCHES = (
 CHECK = Check("choose", ref.choose, public, draw=draw, points=1, branches=BRANCHES)
 
 
+def _tie_to_another(got, case, expected) -> bool:
+    """A tie given to a tied candidate after the first, by whatever rule (the last, the name)."""
+    tops = _tops(case)
+    return isinstance(got, str) and len(tops) >= 2 and got in [case.args[1][i] for i in tops[1:]]
+
+
 @mistake(
     "choose",
+    recognise=_tie_to_another,
     en="On an exact tie your choice went to a later candidate. The book's tie rule gives a tie to the candidate "
     "listed first in `candidates`: only a strictly higher probability should replace the current best.",
     zh="遇到恰好相等的平局时，你选了排在后面的候选。书中的平局规则把平局判给`candidates`中排在前面的候选："

@@ -21,6 +21,15 @@ def public():
             label={"en": f"Table 11.3, read {t}: h = {h}", "zh": f"表11.3，第{t}次读取：h = {h}"},
         )
         for t, h in ((1, [1.0, 0.0]), (2, [0.5, 0.0]), (3, [0.25, 0.0]))
+    ] + [
+        # the book's W_y is the identity, so it cannot tell h @ W_y from W_y @ h
+        Case(
+            (np.array([1.0, 0.5]), np.array([[1.0, 0.5], [0.0, 1.0]]), m["b_y"]),
+            label={
+                "en": "h = [1, 0.5] with a non-symmetric W_y = [[1, 0.5], [0, 1]] instead of the book's identity",
+                "zh": "h = [1, 0.5]，改用不对称的 W_y = [[1, 0.5], [0, 1]]，代替书中的单位矩阵",
+            },
+        )
     ]
 
 

@@ -107,7 +107,16 @@ BRANCHES = (
 )
 
 
-CHECK = Check("run_rnn", ref.run_rnn, public, draw=draw, call="after_warm_up", points=3, branches=BRANCHES)
+CHECK = Check(
+    "run_rnn",
+    ref.run_rnn,
+    public,
+    draw=draw,
+    call="after_warm_up",
+    points=3,
+    branches=BRANCHES,
+    kept="state_carried_between_calls",
+)
 
 
 #: The reference solution's functions (the notebook's solution cells) that the mistakes below call.

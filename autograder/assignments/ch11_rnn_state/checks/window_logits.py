@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rnnkit.compare import compare
+
 from ....vocabulary import template
 from ....vocabulary.catalogue import mistake
 from ....vocabulary.spec import Branch, Case, Check
@@ -153,8 +155,15 @@ def window_order_swapped(token_ids, model):
     return output_logits(hidden, model["W_y"], model["b_y"])
 
 
+def _relu_after_the_head(got, case, expected) -> bool:
+    """The hidden layer without its ReLU, the ReLU put on the logits instead."""
+    moved = relu(window_without_relu(*case.args))
+    return compare(got, moved).ok and not compare(moved, expected).ok
+
+
 @mistake(
     "window_logits",
+    recognise=_relu_after_the_head,
     en="The window's hidden layer let negative values through. Section 11.3's window applies ReLU after adding its b "
     "and before the output head: a negative entry there is cut to zero, as in the RNN's update.",
     zh="窗口的隐藏层让负值通过了。11.3节的窗口在加上它的b之后、送入输出头之前要经过ReLU：那里的负数项要截成零，"

@@ -33,6 +33,7 @@ from ..models import (
 
 def public():
     rng, step = seeded(1208)
+    square_rng, square = seeded(1211, 2, 1)
     return [
         Case(
             (third_text_step(), third_text_step(-0.5), column([1, 0, -1]), np.zeros(1)),
@@ -44,6 +45,14 @@ def public():
         Case(
             (third_text_step(), third_text_step(-0.5), column([1]), np.zeros(1)),
             label={"en": "the same two steps on one input (1)", "zh": "同样的两个单步，只读一个输入 (1)"},
+        ),
+        # T = D and T = 2d: the inputs read by coordinate, or the features returned by coordinate, differ
+        Case(
+            (square, TanhStep.seeded(1212, 2, 1), random_inputs(square_rng, 2, 2), random_h0(square_rng, 1)),
+            label={
+                "en": "T = 2 steps of D = 2 inputs, d = 1 (each row [forward, backward]), h0 not zero",
+                "zh": "T = 2 步，每步 D = 2 个输入坐标，d = 1（每行是前向状态接着后向状态），h0不为零",
+            },
         ),
         Case(
             (step, TanhStep.seeded(1209, 3, 3), random_inputs(rng, 12, 3), random_h0(rng, 3)),

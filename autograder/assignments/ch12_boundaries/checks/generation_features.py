@@ -30,6 +30,7 @@ from ..models import (
 
 def public():
     rng, step = seeded(1207)
+    square_rng, square = seeded(1210)
     return [
         Case(
             (third_text_step(), column([1, 0, -1]), np.zeros(1)),
@@ -38,6 +39,14 @@ def public():
         Case(
             (third_text_step(), column([1]), np.zeros(1)),
             label={"en": "third text's tanh RNN on one input (1)", "zh": "第三份教材的 tanh RNN 只读一个输入 (1)"},
+        ),
+        # as many steps as state coordinates: the features returned by coordinate instead of by step differ
+        Case(
+            (square, random_inputs(square_rng, 3, 3), random_h0(square_rng, 3)),
+            label={
+                "en": "T = 3 steps of a state of d = 3 coordinates (D = 3), h0 not zero: one row a step",
+                "zh": "T = 3 步，状态有 d = 3 个坐标（D = 3），h0不为零：每一步一行",
+            },
         ),
         Case(
             (step, random_inputs(rng, 12, 3), random_h0(rng, 3)),
@@ -161,3 +170,31 @@ def both_directions_in_generation(step, xs, h0):
     forward = _generation_features(step, xs, h0)
     backward = _generation_features(step, np.asarray(xs, dtype=float)[::-1], h0)[::-1]
     return np.concatenate([forward, backward], axis=1)
+
+
+@mistake(
+    "generation_features",
+    en=(
+        "A backward reader's state was added into the features: it has read the inputs after t, which a generator "
+        "does not have yet. Generation features are the forward states alone (section 12.5, exercise 12.7.6)."
+    ),
+    zh="特征里加进了反向读取器的状态：它读过t之后的输入，而生成器那时还没有这些输入。生成用的特征只有前向状态（12.5节，习题12.7.6）。",
+)
+def backward_state_added(step, xs, h0):
+    forward = _generation_features(step, xs, h0)
+    return forward + _generation_features(step, np.asarray(xs, dtype=float)[::-1], h0)[::-1]
+
+
+@mistake(
+    "generation_features",
+    en=(
+        "The features were shifted by one step: row t held the state before x_t (h_{t-1}, from h0), as if for teacher "
+        "forcing. Row t is the state after reading x_1..x_t; the shift between what is read and what is predicted "
+        "belongs to the targets (x_{t+1} is predicted from h_t), not to the features."
+    ),
+    zh="特征错开了一步：第t行放的是读入x_t之前的状态（h_{t-1}，从h0开始），像是为教师强制准备的。第t行应是读完x_1..x_t之后的状态；"
+    "“读入什么、预测什么”之间的错位属于目标（用h_t预测x_{t+1}），而不属于特征。",
+)
+def features_shifted_by_one(step, xs, h0):
+    states = _generation_features(step, xs, h0)
+    return np.concatenate([np.asarray(h0, dtype=float).reshape(1, -1), states[:-1]])

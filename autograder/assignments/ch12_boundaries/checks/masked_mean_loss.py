@@ -46,6 +46,17 @@ def public():
                 "zh": "只有一行的批量（B = 1）：第三份教材的第二行，长度为3，N_valid = 3",
             },
         ),
+        # B = T: a mask read by step instead of by row selects other losses
+        Case(
+            (
+                np.array([[0.5, 0.25, 1.0], [1.5, 0.5, 0.25], [2.0, 0.75, 3.0]]),
+                np.arange(3)[None, :] < np.array([3, 1, 2])[:, None],
+            ),
+            label={
+                "en": "a square batch: B = 3 rows of T = 3 steps, lengths 3, 1, 2, N_valid = 6",
+                "zh": "方形的批量：B = 3 行，每行 T = 3 步，长度为3、1、2，N_valid = 6",
+            },
+        ),
         Case(
             (draws.uniform(rng, (4, 12), 0.05, 3.0), np.arange(12)[None, :] < np.array([12, 3, 7, 11])[:, None]),
             label={

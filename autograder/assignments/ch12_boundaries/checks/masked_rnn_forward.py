@@ -32,6 +32,7 @@ from ..models import (
 def public():
     rng = random.Random(2024)
     big_rng, big = seeded(1205)
+    square_rng, square = seeded(1213, 2, 3)
     return [
         Case(
             (
@@ -92,6 +93,15 @@ def public():
                 np.zeros(1),
             ),
             label={"en": "no padding: both rows have all 3 steps valid", "zh": "没有填充：两行的3步全部有效"},
+        ),
+        # B = d: the final states returned by coordinate instead of by row differ
+        Case(
+            (square, draws.uniform(square_rng, (3, 4, 2), -1.5, 1.5), np.array([4, 2, 3]), random_h0(square_rng, 3)),
+            label={
+                "en": "B = 3 rows of a state of d = 3 coordinates (D = 2), lengths 4, 2, 3, h0 not zero: "
+                "one final state a row",
+                "zh": "B = 3 行，状态有 d = 3 个坐标（D = 2），长度为4、2、3，h0不为零：每行一个最终状态",
+            },
         ),
         Case(
             (big, draws.uniform(big_rng, (4, 12, 3), -1.5, 1.5), np.array([5, 12, 9, 12]), random_h0(big_rng, 3)),

@@ -162,6 +162,8 @@ CHECK = Check(
     probes=PROBES,
     branches=BRANCHES,
     points=3,
+    call="twice",
+    kept="gradient_kept_between_calls",
 )
 
 
@@ -284,3 +286,37 @@ def window_slides_by_one(xs, w, targets, k, h0=0):
 )
 def full_windows_slide_by_one(xs, w, targets, k, h0=0):
     return _windows(xs, w, targets, k, h0, range(max(len(xs) - k + 1, 1)))
+
+
+@mistake(
+    "truncated_bptt_scalar",
+    en="Called a second time on the same inputs, your function returned another gradient: the gradient is added "
+    "to across calls and never reset - a mutable default argument, a global or an attribute kept between calls. "
+    "Start every call from grad = 0: the sum over the segments belongs to one pass (section 12.3).",
+    zh="用同样的输入第二次调用时，你的函数返回了另一个梯度：梯度在多次调用之间一直累加，从未清零——"
+    "可变的默认参数、全局变量或在调用之间保留的属性。每次调用都要从 grad = 0 开始：对各片段的求和只属于一次计算（12.3节）。",
+)
+def gradient_kept_between_calls(xs, w, targets, k, h0=0, kept=[]):  # noqa: B006  (the mistake itself)
+    result = _truncated_bptt_scalar(xs, w, targets, k, h0)
+    kept.append(result["grad"])
+    return {**result, "grad": sum(kept)}
+
+
+@mistake(
+    "truncated_bptt_scalar",
+    en="At the first step of each segment the gradient took the carried state as 0. Detaching keeps the state's "
+    "value and only stops the gradient flowing back through it: the term delta_t * h_{t-1} at the boundary still "
+    "uses h_{t-1}'s value, a constant (section 12.3).",
+    zh="在每个片段的第一步，梯度把带过来的状态当成了0。截断保留状态的数值，只是不让梯度沿它反向流过："
+    "边界处的项 delta_t * h_{t-1} 仍然使用h_{t-1}的数值，只是把它当作常数（12.3节）。",
+)
+def carried_value_zeroed_in_gradient(xs, w, targets, k, h0=0):
+    result = _truncated_bptt_scalar(xs, w, targets, k, h0)
+    states, grad = result["states"], 0
+    for start in range(0, len(xs), k):
+        carry = 0
+        for t in reversed(range(start, min(start + k, len(xs)))):
+            delta = carry + (states[t] - targets[t + 1] if t + 1 in targets else 0)
+            grad = grad + delta * (0 if t == start else states[t - 1])
+            carry = delta * w
+    return {**result, "grad": grad}

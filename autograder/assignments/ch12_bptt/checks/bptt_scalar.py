@@ -100,6 +100,7 @@ CHECK = Check(
     points=3,
     call=TWICE,
     branches=BRANCHES,
+    kept="contributions_kept_between_calls",
 )
 
 

@@ -120,3 +120,15 @@ _bptt_scalar = SOLUTION.bptt_scalar
 def second_read_only(xs, w, target, lr):
     table = _bptt_scalar(xs, w, target)
     return {"missing contribution": table["contributions"][1], "w_new": w - lr * table["grad"]}
+
+
+@mistake(
+    "ex_12_7_2",
+    en="w_new was taken with the gradient of the last use of w alone, the very program the exercise faults. The "
+    "update takes the full gradient: the contributions of every read of w added up (Table 12.1, last column).",
+    zh="w_new 用的是只含w最后一次使用的梯度，也就是这道习题所批评的那个程序。更新要用完整的梯度："
+    "把w每一次读取的贡献都加起来（表12.1最后一列）。",
+)
+def update_with_last_use_only(xs, w, target, lr):
+    table = _bptt_scalar(xs, w, target)
+    return {"missing contribution": sum(table["contributions"][:-1]), "w_new": w - lr * table["contributions"][-1]}

@@ -94,6 +94,25 @@ def public():
                 "zh": "只有一步（T = 1），从 h_0 = (0.5, -0.25) 出发，损失梯度 (1, -0.5) 直接到达 h_1",
             },
         ),
+        # as many steps as inputs and hidden units: xs read by feature instead of by step, or dh_direct
+        # read by unit, shows as a wrong gradient
+        Case(
+            (
+                np.array([[1.0, 0.5, 0.0], [-0.5, 0.0, 0.25], [0.0, -1.0, 0.5]]),
+                np.array([0.0, 0.25, -0.25]),
+                np.array([[0.5, 0.0, -0.25], [0.25, 0.5, 0.0], [0.0, -0.5, 0.75]]),
+                np.array([[0.25, 0.5, 0.0], [-0.25, 0.0, 0.5], [0.125, 0.0, -0.25]]),
+                np.array([0.0, 0.125, 0.0]),
+                np.array([[0.0, 1.0, 0.0], [0.0, 0.0, -0.5], [0.5, 0.0, 0.0]]),
+            ),
+            label={
+                "en": "T = 3 steps of D = 3 inputs on H = 3 hidden units, non-symmetric inputs, weights and loss "
+                "gradients: a step and an input coordinate, or a step and a unit, read for each other give "
+                "another gradient",
+                "zh": "T = 3 步、D = 3 个输入坐标、H = 3 个隐藏坐标，输入、权重和损失梯度都不对称："
+                "把步和输入坐标、或步和隐藏坐标互相读错，梯度就不同",
+            },
+        ),
         Case(
             (xs, np.zeros(1), np.eye(1), np.array([[0.5]]), np.zeros(1), np.zeros((3, 1))),
             label={
@@ -166,6 +185,7 @@ CHECK = Check(
     points=3,
     call=TWICE,
     branches=BRANCHES,
+    kept="gradients_kept_between_calls",
 )
 
 

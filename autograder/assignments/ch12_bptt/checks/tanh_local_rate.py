@@ -33,6 +33,7 @@ CHECK = Check(
     lambda: [
         Case((2.0,), label={"en": "section 12.3: a = 2", "zh": "12.3节：在 a = 2 处"}),
         Case((0.0,), label={"en": "a = 0", "zh": "在 a = 0 处"}),
+        Case((-1.5,), label={"en": "a = -1.5: tanh is negative there", "zh": "在 a = -1.5 处：这里tanh为负"}),
     ],
     draw=lambda rng: Case((rng.uniform(-3, 3),)),
     points=1,

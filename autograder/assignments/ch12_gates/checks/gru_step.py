@@ -200,13 +200,22 @@ sigmoid = _solution.sigmoid
 
 
 def _gru_variant(
-    x, h_prev, params, *, h_first=False, candidate=np.tanh, reset_after=False, reset_kept=False, complementary=False
+    x,
+    h_prev,
+    params,
+    *,
+    h_first=False,
+    candidate=np.tanh,
+    update_gate=sigmoid,
+    reset_after=False,
+    reset_kept=False,
+    complementary=False,
 ):
     """A GRU step with one convention changed; the defaults give Cho's convention of the chapter."""
     x, h_prev = np.asarray(x, dtype=float), np.asarray(h_prev, dtype=float)
     u = np.concatenate([h_prev, x] if h_first else [x, h_prev])
     r = sigmoid(u @ params["A_r"] + params["b_r"])
-    z = sigmoid(u @ params["A_z"] + params["b_z"])
+    z = update_gate(u @ params["A_z"] + params["b_z"])
     recurrent = r * (h_prev @ params["U_g"]) if reset_after else (r * h_prev) @ params["U_g"]
     g = candidate(x @ params["W_g"] + recurrent + params["b_g"])
     kept = r * h_prev if reset_kept else h_prev
@@ -281,6 +290,18 @@ def gru_concat_h_first(x, h_prev, params):
 )
 def gru_candidate_sigmoid(x, h_prev, params):
     return _gru_variant(x, h_prev, params, candidate=sigmoid)
+
+
+@mistake(
+    "gru_step",
+    en=(
+        "The update gate went through tanh, so it can be negative: a gate is a proportion between 0 and 1, made by "
+        "the sigmoid (section 12.4.2), and only the candidate, a value, goes through tanh."
+    ),
+    zh="更新门经过了tanh，于是它可能为负：门是0到1之间的比例，由sigmoid给出（12.4.2节），只有候选状态这个数值才经过tanh。",
+)
+def gru_update_gate_tanh(x, h_prev, params):
+    return _gru_variant(x, h_prev, params, update_gate=np.tanh)
 
 
 @mistake(

@@ -26,6 +26,10 @@ def public():
             },
         ),
         Case(
+            (-math.log(9),),
+            label={"en": "a = -ln 9: a gate of 0.1, nearly closed", "zh": "a = -ln 9：门值0.1，几乎关闭"},
+        ),
+        Case(
             (np.array([-2.0, 0.0, 2.0, 40.0, -40.0]),),
             label={"en": "a vector, element-wise, saturated at both ends", "zh": "一个向量，逐元素计算，两端都已饱和"},
         ),

@@ -12,6 +12,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
+from gmpy2 import mpq
 
 from rnnkit.helpers import load_model
 
@@ -84,11 +85,11 @@ def _exact(values) -> list[Fraction]:
     return [Fraction(float(v)) for v in np.ravel(values)]
 
 
-def _blue_margins(model: dict, most: int, float_exact: bool = False, number=Fraction) -> tuple[list, list] | None:
+def _blue_margins(model: dict, most: int, float_exact: bool = False, number=mpq) -> tuple[list, list] | None:
     """g(n) = logit(blue) - logit(red) without the output bias, after blue, n fillers, key, is, for
-    n = 0..most (exact, or in floats with `number=float`: a quick look before the exact pass); and
-    every state and logit computed on the way (2-d, written out: this runs for every model a
-    drawer tries). With `float_exact`, None as soon as a value is not `_float_exact`."""
+    n = 0..most (exact in GMP's rationals, or in floats with `number=float`: a quick look before the
+    exact pass); and every state and logit computed on the way (2-d, written out: this runs for every
+    model a drawer tries). With `float_exact`, None as soon as a value is not `_float_exact`."""
     ids = model["vocabulary"]
     E = [[number(float(v)) for v in r] for r in model["embeddings"]]
     W_x, W_h, W_y = ([[number(float(v)) for v in r] for r in model[k]] for k in ("W_x", "W_h", "W_y"))
@@ -113,7 +114,7 @@ def _blue_margins(model: dict, most: int, float_exact: bool = False, number=Frac
     return margins, seen
 
 
-def _float_exact(value: Fraction) -> bool:
+def _float_exact(value: mpq) -> bool:
     """True when float64 holds `value`, and any sum of a few such terms, exactly."""
     return value.denominator <= 2**40 and abs(value) < 2**8
 

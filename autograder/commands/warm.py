@@ -392,12 +392,15 @@ def _warm_up() -> None:
 
     import nbformat  # noqa: F401 - before the assignments, as the commands import it
 
+    from rnnkit import jail
+
     from ..grading import execute  # noqa: F401
     from ..reporting import classdata, exports, report  # noqa: F401
     from ..sandbox import session, zygote  # noqa: F401
     from . import cli, course  # noqa: F401
 
     course.preload()
+    jail.available()  # the isolation every command announces and checks its zygote against, probed once
     zygote.prestart(_CHANNELS)
     zygote.ready()
     gc.collect()

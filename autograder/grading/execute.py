@@ -101,6 +101,8 @@ class TrustedExecute(NbGraderPreprocessor):
         count, right = 0, {}  # check -> the grader's SummaryItem, in notebook order
         known = figures.load(self.course_root, spec.name) if self.course_root else None
         with Session(folder, self.settings.limits, messages.language(), known) as session:
+            if any(spec.check(name).probes for name in checks):
+                session.for_probes()  # its runner replays each cell as the submission's runs the next
             for cell in nb.cells:
                 if cell.cell_type != "code":
                     continue

@@ -28,6 +28,9 @@ from .zygote import Channel, Runner, RunnerBroken, RunnerDied, at_hand, zygote_c
 
 #: Seconds the grader waits beyond a call's or a cell's own time limit before it kills the runner.
 GRACE = 2.0
+#: At most this many bytes of cells are sent ahead of their replies (`Session.follow`): far below a
+#: socket's buffer, so that sending them never waits on a runner that waits on its own reply.
+AHEAD = 64 * 1024
 #: At most this many kept figures are named to a runner (the others are drawn): the spawn request
 #: stays far below the zygote's 64 KiB message.
 MAX_KNOWN_FIGURES = 256
@@ -68,6 +71,9 @@ class Session:
         self.charged = self  # the session whose budget this one's runner time counts against
         self.probes: Session | None = None
         self.forking = self.forked = False  # calls go to a fork of the runner (`apart`); one is open
+        self.owed: list[
+            int
+        ] = []  # the requests sent ahead whose replies are still to read: a cell's size, or 0 for "end"
 
     def left(self) -> float:
         """Seconds of runner time the submission has left."""
@@ -84,6 +90,25 @@ class Session:
             self.probes.replay, self.probes.charged = self.replay, self
         return self.probes
 
+    def follow(self) -> None:
+        """The probes' runner (`for_probes`) sent the cells this session has run that it has not, its
+        replies read before its next request: it replays them while the submission's runner runs on
+        (started here where it is not). At most AHEAD bytes of cells wait unread, so that neither side
+        blocks on a full socket. What fails here is met again at the next request, where it counts."""
+        with contextlib.suppress(RunnerDied):
+            if self.runner is None or not self.runner.alive:
+                self.owed = []
+                self.runner, self.ran, self.forked = self._spawn(), 0, False
+            while self.ran + self._cells_owed() < len(self.replay):
+                source = self.replay[self.ran + self._cells_owed()]
+                if sum(self.owed) + len(source.encode()) > AHEAD:
+                    return
+                self.runner.send({"op": "run_cell", "source": source})
+                self.owed.append(len(source.encode()) or 1)
+
+    def _cells_owed(self) -> int:
+        return sum(1 for size in self.owed if size)
+
     @contextlib.contextmanager
     def apart(self) -> Iterator[None]:
         """Within the block, calls run in a fork of the runner (`rnnkit.runner`'s `apart`), taken at
@@ -95,7 +120,8 @@ class Session:
             self.forking = False
             if self.forked and self.runner is not None and self.runner.alive:
                 with contextlib.suppress(RunnerDied):
-                    self._ask(self.runner, {"op": "end"}, GRACE)
+                    self.runner.send({"op": "end"})  # its reply ("ended") read before the next request
+                    self.owed.append(0)
             self.forked = False
 
     def _check(self) -> None:
@@ -106,20 +132,44 @@ class Session:
         """A call's or a cell's own time limit, cut to what is left."""
         return max(0.1, min(seconds, self.left()))
 
-    def _ask(self, runner: Runner, message: dict, timeout: float, read: Callable[[dict], Any] = dict) -> Any:
-        """One request, answered by `read(reply)`: the wait for the reply (cut to what is left, and
-        GRACE) and its reading both counted as spent."""
+    def _ask(self, runner: Runner, message: dict | None, timeout: float, read: Callable[[dict], Any] = dict) -> Any:
+        """One request (None: the reply owed to one sent ahead, `owed`), answered by `read(reply)`:
+        the wait for the reply (cut to what is left, and GRACE) and its reading both counted as spent."""
+        if message is not None:
+            self._settle()
         self._check()
         start = time.monotonic()
         try:
-            reply = runner.request(
-                message,
+            timeout, limit = (
                 min(timeout, self.left() + GRACE),
                 self.limits.OUTPUT_LIMIT_KB * 1024 * 8 + codec.MAX_BYTES // 4,
             )
+            reply = runner.reply(timeout, limit) if message is None else runner.request(message, timeout, limit)
             return read(reply)
         finally:
             self.charged.spent += time.monotonic() - start
+
+    def _settle(self) -> None:
+        """The replies owed to the requests sent ahead (`follow`, `apart`) read, in order: a cell's
+        counts it run (its outputs are not kept: the submission's runner gave them); RunnerDied
+        where one does not come."""
+        try:
+            while self.owed and self.runner is not None and self.runner.alive:
+                if self.owed[0]:
+                    with timings.phase("probe cells"):
+                        limit = self._limit(self.limits.CELL_TIMEOUT) + GRACE
+                        self._ask(self.runner, None, limit, lambda reply: self._outputs(reply, None))
+                    self.ran += 1
+                else:
+                    self._ask(self.runner, None, GRACE)
+                self.owed.pop(0)
+        except BaseException:  # a reply not read: the runner's later ones cannot be matched to requests
+            if self.runner is not None:
+                self.runner.close()
+            raise
+        finally:
+            if self.runner is None or not self.runner.alive:
+                self.owed = []
 
     def _spawn(self) -> Runner:
         self.started += 1
@@ -129,6 +179,8 @@ class Session:
 
     def _runner(self) -> Runner:
         """The live runner, started (again) where needed, having run every cell of `replay`."""
+        with contextlib.suppress(RunnerDied):  # a runner that died there is started again below
+            self._settle()
         if self.runner is None or not self.runner.alive:
             self.runner, self.ran, self.forked = self._spawn(), 0, False
         while self.ran < len(self.replay):
@@ -185,6 +237,8 @@ class Session:
             ]
         self.replay.append(source)
         self.ran = len(self.replay)
+        if self.probes is not None:
+            self.probes.follow()
         size = sum(map(output_size, outputs))
         if size > self.output_left:
             self.output_left = 0

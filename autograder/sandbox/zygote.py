@@ -384,8 +384,21 @@ class Runner:
         runner closed) when none comes; RunnerBroken (and the runner closed) where it could not
         start, before anything of the student's ran in it."""
         deadline = time.monotonic() + timeout
+        self.send(message)
+        return self.reply(max(0.0, deadline - time.monotonic()), limit)
+
+    def send(self, message: dict) -> None:
+        """`message` sent, its reply left for `reply`; RunnerDied (and the runner closed) where it cannot be."""
         try:
             wire.send(self.sock, message)
+        except (wire.WireError, OSError) as error:
+            self.close()
+            raise RunnerDied(str(error)) from None
+
+    def reply(self, timeout: float, limit: int) -> dict:
+        """The reply to the request sent last (`request`)."""
+        deadline = time.monotonic() + timeout
+        try:
             if not self.started:
                 first = wire.receive(self.sock, timeout=timeout, limit=1 << 16)
                 if "broken" in first:

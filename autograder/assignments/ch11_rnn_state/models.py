@@ -230,12 +230,15 @@ def _flip_one_transition_late(model):
     """The first filler count n whose sequence, read with one transition too many after the clue
     (n + 3 tokens taken as n + 3 updates), makes red win, with that state and its logits; or None."""
     ids = model["vocabulary"]
+
+    def step(token: str, h: np.ndarray) -> np.ndarray:
+        return rnn_step(model["embeddings"][ids[token]], h, model["W_x"], model["W_h"], model["b_h"])
+
+    h = step("filler", step("blue", np.zeros(len(model["b_h"]))))  # the clue and the filler too many
     for fillers in range(101):
-        tokens = [ids["blue"]] + [ids["filler"]] * (fillers + 1) + [ids["key"], ids["is"]]
-        h = np.zeros(len(model["b_h"]))
-        for token in tokens:
-            h = rnn_step(model["embeddings"][token], h, model["W_x"], model["W_h"], model["b_h"])
-        logits = output_logits(h, model["W_y"], model["b_y"])
+        final = step("is", step("key", h))
+        logits = output_logits(final, model["W_y"], model["b_y"])
         if choose(logits, model["candidates"]) == model["candidates"][0]:
-            return fillers, h, logits
+            return fillers, final, logits
+        h = step("filler", h)
     return None

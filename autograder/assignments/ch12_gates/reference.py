@@ -23,6 +23,7 @@ from math import prod
 
 import numpy as np
 import sympy as sp
+from gmpy2 import mpq
 
 from ...vocabulary.symbolic import exact_double, to_sympy
 
@@ -92,7 +93,14 @@ def _evaluate(expr: sp.Expr) -> sp.Float:
 
 
 def _sigma(a: sp.Expr) -> sp.Expr:
-    return 1 / (1 + sp.exp(-a))
+    """1 / (1 + e^-a) as it is written, for `_evaluate`: SymPy's simplification of each part on the way
+    costs more than the evaluation and changes no digit of it."""
+    return sp.Pow(sp.Add(sp.S.One, sp.exp(-a, evaluate=False), evaluate=False), -1, evaluate=False)
+
+
+def _tanh(a: sp.Expr) -> sp.Expr:
+    """tanh(a) as it is written, for `_evaluate` (see `_sigma`)."""
+    return sp.tanh(a, evaluate=False)
 
 
 def _row(v) -> list:
@@ -135,7 +143,8 @@ def lstm_from_gates(c_prev, f, i, g, o) -> dict:
     """The cell path of one LSTM coordinate: kept f c_prev, written i g, the cell, the exposed value."""
     kept, written = f * c_prev, i * g
     c = kept + written
-    return {"kept": kept, "written": written, "c": c, "tanh-c": sp.tanh(c), "h": o * sp.tanh(c)}
+    exposed = sp.tanh(c)
+    return {"kept": kept, "written": written, "c": c, "tanh-c": exposed, "h": o * exposed}
 
 
 def gru_from_gates(x, h_prev, r, z, W_g, U_g, b_g) -> dict:
@@ -177,22 +186,35 @@ def lstm_cell_update(c_prev, f, i, g, o):
     return _elementwise(_cell, c_prev, f, i, g, o)
 
 
-def _split(A, m: int):
-    """A (m + d, d) as W (its first m rows, applied to x) and U (its last d rows, applied to h)."""
-    rows = _matrix(A)
-    return rows[:m], rows[m:]
-
-
 def _affine(x: list, h: list, A, b) -> list:
-    W, U = _split(A, len(x))
-    return _plus(_times(x, W), _times(h, U), _row(b))
+    """x W + h U + b for A = [W; U] (W applied to x, U to h), summed in GMP's rationals: exact,
+    without SymPy's simplification of every partial sum."""
+    inputs = [_gmp(v) for v in (*x, *h)]
+    rows = [[_gmp(v) for v in row] for row in np.asarray(A, dtype=object).reshape(len(inputs), -1)]
+    return [
+        sp.Rational(int(total.numerator), int(total.denominator))
+        for total in (
+            sum((inputs[k] * rows[k][j] for k in range(len(inputs))), _gmp(bias))
+            for j, bias in enumerate(np.asarray(b, dtype=object).reshape(-1))
+        )
+    ]
+
+
+def _gmp(value) -> mpq:
+    """An input number as GMP's rational of what `exact_double` makes of it (a float's exact value)."""
+    if isinstance(value, (float, np.floating)):
+        return mpq(float(value))
+    exact = exact_double(value)
+    if not exact.is_Rational:
+        raise TypeError(f"an LSTM or GRU input is not a rational number: {value!r}")
+    return mpq(int(exact.p), int(exact.q))
 
 
 def lstm_step(x, h_prev, c_prev, params):
     x, h, c_old = _row(x), _row(h_prev), _row(c_prev)
     gates = {
         name: [_evaluate(activation(a)) for a in _affine(x, h, params[f"A_{name}"], params[f"b_{name}"])]
-        for name, activation in (("f", _sigma), ("i", _sigma), ("o", _sigma), ("g", sp.tanh))
+        for name, activation in (("f", _sigma), ("i", _sigma), ("o", _sigma), ("g", _tanh))
     }
     cells = [
         lstm_from_gates(c_old[k], gates["f"][k], gates["i"][k], gates["g"][k], gates["o"][k]) for k in range(len(h))
@@ -212,7 +234,7 @@ def gru_step(x, h_prev, params):
     preactivation = _plus(
         _times(x, _matrix(params["W_g"])), _times(reset_h, _matrix(params["U_g"])), _row(params["b_g"])
     )
-    g = [_evaluate(sp.tanh(a)) for a in preactivation]
+    g = [_evaluate(_tanh(a)) for a in preactivation]
     return _objects([_evaluate(h[k] + (1 - z[k]) * (g[k] - h[k])) for k in range(len(h))])
 
 

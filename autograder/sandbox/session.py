@@ -93,18 +93,20 @@ class Session:
     def follow(self) -> None:
         """The probes' runner (`for_probes`) sent the cells this session has run that it has not, its
         replies read before its next request: it replays them while the submission's runner runs on
-        (started here where it is not). At most AHEAD bytes of cells wait unread, so that neither side
-        blocks on a full socket. What fails here is met again at the next request, where it counts."""
+        (started here where it is not). At most AHEAD bytes of cells wait unread (past them, the replies
+        owed are read first), so that neither side blocks on a full socket. What fails here is met
+        again at the next request, where it counts."""
         with contextlib.suppress(RunnerDied):
             if self.runner is None or not self.runner.alive:
                 self.owed = []
                 self.runner, self.ran, self.forked = self._spawn(), 0, False
             while self.ran + self._cells_owed() < len(self.replay):
                 source = self.replay[self.ran + self._cells_owed()]
-                if sum(self.owed) + len(source.encode()) > AHEAD:
-                    return
+                size = len(source.encode()) or 1
+                if self.owed and sum(self.owed) + size > AHEAD:
+                    self._settle()
                 self.runner.send({"op": "run_cell", "source": source})
-                self.owed.append(len(source.encode()) or 1)
+                self.owed.append(size)
 
     def _cells_owed(self) -> int:
         return sum(1 for size in self.owed if size)

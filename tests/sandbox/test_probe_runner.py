@@ -90,3 +90,33 @@ def test_calls_apart_leave_the_runner_as_the_cells_left_it_and_a_fork_that_dies_
             assert codec.plain(remember(4)) == 1  # the fork died: the next call has a new one
         assert [codec.plain(remember(5)), codec.plain(remember(6))] == [1, 2]  # the runner itself, untouched until now
         assert session.started == 1
+
+
+#: Cells whose replies together outgrow a socket's buffer, and whose sources come near AHEAD each.
+_LOUD = "big_{i} = {text!r}\nprint('x' * 60_000)\n"
+
+
+def test_the_probes_runner_follows_the_cells_as_they_run_and_never_blocks_on_its_replies(tmp_path):
+    """The probes' runner is sent each cell once the submission's runner has run it, its replies read
+    only before its own next request: a dozen cells of 30 KB whose outputs (60 KB each) fill its
+    socket many times over run there once, in order, and the first probe call finds them all."""
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60, OUTPUT_LIMIT_KB=100), "en", {}) as session:
+        probes = session.for_probes()
+        for i in range(12):
+            session.run_cell(_LOUD.format(i=i, text="y" * 30_000))
+        session.run_cell("def count():\n    return sum(1 for name in globals() if name.startswith('big_'))\n")
+        assert probes.owed  # sent ahead, not waited for
+        assert codec.plain(session.function("count", timeout=5).probe_calls()) == 12
+        assert (probes.ran, probes.started, probes.owed) == (len(session.replay), 1, [])
+
+
+def test_a_probes_runner_that_dies_while_it_follows_is_started_again_with_every_cell(tmp_path):
+    """Its death is met at the next request there: a new runner replays every cell, and the probes'
+    call is answered by the function the cells defined."""
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
+        probes = session.for_probes()
+        session.run_cell("base = 40\n")
+        session.run_cell("def answer():\n    return base + 2\n")
+        probes.runner.parent.kill(probes.runner.pid)  # as if a cell had killed it there
+        assert codec.plain(session.function("answer", timeout=5).probe_calls()) == 42
+        assert probes.started == 2 and probes.ran == len(session.replay)

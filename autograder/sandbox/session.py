@@ -71,9 +71,8 @@ class Session:
         self.charged = self  # the session whose budget this one's runner time counts against
         self.probes: Session | None = None
         self.forking = self.forked = False  # calls go to a fork of the runner (`apart`); one is open
-        self.owed: list[
-            int
-        ] = []  # the requests sent ahead whose replies are still to read: a cell's size, or 0 for "end"
+        # the requests sent ahead whose replies are still to read (`follow`, `apart`): a cell's size, 0 for "end"
+        self.owed: list[int] = []
 
     def left(self) -> float:
         """Seconds of runner time the submission has left."""

@@ -278,11 +278,9 @@ def grade_traced(
     wrong = lru_cache(maxsize=None)(lambda name: fails_public_cases(spec, name, functions, timeout))
     got: dict[str, Any] = {}
 
-    expected = {id(case): value for case, _, value in cases}
-
-    def diagnosed(value: Any, case: Case) -> tuple[str, ...]:
+    def diagnosed(value: Any, case: Case, expected: Any) -> tuple[str, ...]:
         got[case.label] = value
-        return diagnose(spec, check, value, case, expected[id(case)], wrong)
+        return diagnose(spec, check, value, case, expected, wrong)
 
     report = run_cases(
         spec.name,

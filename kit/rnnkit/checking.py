@@ -309,7 +309,7 @@ class Rules:
     kept: str = ""
 
 
-Diagnose = Callable[[Any, Case], "tuple[str, ...]"]
+Diagnose = Callable[[Any, Case, Any], "tuple[str, ...]"]
 Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
 
 
@@ -329,7 +329,7 @@ def run_cases(
     """Run `fn` on each (case, public, expected) and judge its result, read as the grader reads it
     (`accepted`).
 
-    `diagnose(got, case)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
+    `diagnose(got, case, expected)` lists the catalogued mistakes that reproduce a wrong value (see `named` for
     the ones the report names); each probe gets a safe `run(case)` of the function (on the case itself,
     a copy of the value just graded) and a hidden case the function got right (the cases that earn
     the points: a public case's rule broken would move no point), and returns None or the sentence of
@@ -394,7 +394,7 @@ def run_cases(
             elif verdict.reason == "compare.float32":
                 found.append(None)
             else:
-                found.append(_kept(rules, run, case, got) or (tuple(diagnose(got, case)) if diagnose else ()))
+                found.append(_kept(rules, run, case, got) or (tuple(diagnose(got, case, expected)) if diagnose else ()))
             if verdict.reason == "compare.wrong_value":  # worded at the end, with its relation if it is no coincidence
                 wrong_values[len(results)] = (verdict, case, public, expected)
                 wrong_got[len(results)] = (case, got)

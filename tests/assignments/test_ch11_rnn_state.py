@@ -372,8 +372,8 @@ def _public_report(name: str, source: str):
         fn,
         core.public_cases(CHECKS[name]),
         CHECKS[name].rules,
-        diagnose=lambda got, case: core.diagnose(
-            get(A), CHECKS[name], got, case, CHECKS[name].expected(case), lambda function: function == name
+        diagnose=lambda got, case, expected: core.diagnose(
+            get(A), CHECKS[name], got, case, expected, lambda function: function == name
         ),
     )
 

@@ -65,7 +65,7 @@ def test_the_committed_kit_data_catches_and_names_each_mistake(assignment, entry
     rules = Rules(**spec["rules"])
     stored = {id(case): outputs for (case, _, _), outputs in zip(cases, (c["mistakes"] for c in spec["cases"]))}
 
-    def diagnose(got, case):
+    def diagnose(got, case, expected):
         return tuple(mistake for mistake, output in stored[id(case)] if compare(got, output, rtol=rules.rtol).ok)
 
     fn = entry.namespace()[entry.function]

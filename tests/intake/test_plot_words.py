@@ -10,6 +10,7 @@ import base64
 from html.parser import HTMLParser
 from pathlib import Path
 
+import bleach
 import nbformat
 import pytest
 from matplotlib.figure import Figure
@@ -133,6 +134,20 @@ def test_the_sanitiser_lets_no_other_attribute_of_those_elements_through():
         '<details><summary>s</summary><table><caption>c</caption><tbody><tr><th scope="col">h</th><td>d</td></tr></tbody>'
         "</table></details>"
     )
+
+
+def test_a_cleaned_text_remembered_is_cleaned_again_as_bleach_cleans_it_and_settings_are_not_shared():
+    hostile = '<table onclick="alert(1)"><tr><td><script>alert(2)</script>x</td></tr></table>'
+    sanitiser = SanitizeStudentHTML()
+    first, again = sanitiser.sanitize_html_tags(hostile), SanitizeStudentHTML().sanitize_html_tags(hostile)
+    assert first == again == bleach.clean(hostile, tags=sanitiser.tags, attributes=sanitiser.attributes, strip=False)
+    assert "onclick" not in again and "<script>" not in again
+    stripping = SanitizeStudentHTML()
+    stripping.strip = True  # other settings: cleaned afresh, not the text remembered for the first
+    assert stripping.sanitize_html_tags(hostile) == bleach.clean(
+        hostile, tags=sanitiser.tags, attributes=sanitiser.attributes, strip=True
+    )
+    assert stripping.sanitize_html_tags(hostile) != first
 
 
 # --------------------------------------------------------------------------- the feedback page

@@ -251,22 +251,64 @@ class Session:
         """The student's function `name` called the check's way (`way`, a name of `rnnkit.helpers.CALLS`),
         in the runner: its result, decoded once; raises StudentFailure, BudgetSpent or RunnerDied. A
         check's arguments that the codec cannot carry are a bug of the check: CodecError."""
-        runner = self._runner()
-        if self.forking and not self.forked:
-            self.forked = self._ask(runner, {"op": "apart"}, GRACE, lambda reply: reply.get("apart") is True)
-            if not self.forked:
-                raise StudentFailure("check.runner_died", name=name)
-        timeout = self._limit(timeout)
-        message = {
-            "op": "call",
-            "name": name,
-            "args": codec.to_plain(list(args)),
-            "kwargs": codec.to_plain(dict(kwargs)),
-            "timeout": timeout,
-            "call": way,
-        }
-        with timings.phase("calls" if self.charged is self else "probe calls"):
-            return self._ask(runner, message, timeout + GRACE, lambda reply: self._call_reply(reply, name, timeout))
+        (outcome,) = self.calls(name, [(args, kwargs)], timeout, way)
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def calls(self, name: str, cases: list[tuple[tuple, dict]], timeout: float, way: str = "plain") -> list:
+        """`call` on each (args, kwargs) in one request (a probe's changed inputs): the outcomes in order,
+        each a value (`codec.Decoded`) up to the first call that fails, whose StudentFailure, RunnerDied
+        or BudgetSpent comes last (the runner makes no call after a failure). Each call has `timeout`
+        seconds (cut to what is left); a reply not read in turn closes the runner, which is then out of
+        step with its requests."""
+        if not cases:
+            return []
+        outcomes: list = []
+        try:
+            runner = self._runner()
+            if self.forking and not self.forked:
+                self.forked = self._ask(runner, {"op": "apart"}, GRACE, lambda reply: reply.get("apart") is True)
+                if not self.forked:
+                    raise StudentFailure("check.runner_died", name=name)
+            timeout = self._limit(timeout)
+            message = {
+                "op": "calls",
+                "name": name,
+                "calls": [
+                    {"args": codec.to_plain(list(args)), "kwargs": codec.to_plain(dict(kwargs))}
+                    for args, kwargs in cases
+                ],
+                "timeout": timeout,
+                "call": way,
+            }
+
+            def read(reply: dict) -> tuple[Any, bool]:
+                """(the value or its StudentFailure, whether the runner makes no call after it)."""
+                last = "failure" in reply or (self.forked and reply.get("ended") is True)
+                try:
+                    return self._call_reply(reply, name, timeout), last
+                except StudentFailure as failure:
+                    return failure, last
+
+            with timings.phase("calls" if self.charged is self else "probe calls"):
+                self._settle()
+                self._check()
+                runner.send(message)
+                try:
+                    for _ in cases:
+                        outcome, last = self._ask(runner, None, timeout + GRACE, read)
+                        outcomes.append(outcome)
+                        if isinstance(outcome, StudentFailure):
+                            if not last and len(outcomes) < len(cases):  # a value the grader cannot read:
+                                runner.close()  # the runner goes on with the others
+                            break
+                except BaseException:
+                    runner.close()
+                    raise
+        except (StudentFailure, RunnerDied) as failure:
+            outcomes.append(failure)
+        return outcomes
 
     def _call_reply(self, reply: dict, name: str, timeout: float) -> codec.Decoded:
         if self.forked and reply.get("ended") is True:  # the fork died in the call: the runner's word
@@ -394,6 +436,19 @@ class RemoteFunction:
     def apart(self) -> contextlib.AbstractContextManager:
         """A block whose calls leave the runner as it was (`Session.apart`)."""
         return self.session.apart()
+
+    def many(self, cases: list[tuple[tuple, dict]]) -> list:
+        """The function called on each (args, kwargs) in one request (`Session.calls`): each value in
+        order, up to the first call that fails, whose StudentFailure comes last."""
+        if self.died:
+            return [StudentFailure("check.runner_died", name=self.name)]
+        outcomes = self.session.calls(self.name, cases, self.timeout, self.way)
+        if outcomes and isinstance(outcomes[-1], BudgetSpent):
+            outcomes[-1] = StudentFailure("check.budget_spent", name=self.name, **outcomes[-1].fields)
+        elif outcomes and isinstance(outcomes[-1], RunnerDied):
+            self.died = True
+            outcomes[-1] = StudentFailure("check.runner_died", name=self.name)
+        return outcomes
 
     def __call__(self, *args, **kwargs) -> Any:
         if self.died:

@@ -1,7 +1,8 @@
 """Causal and leakage probes: perturbation tests that run a student's function several times.
 
 A probe is `probe(run, case) -> str | None` (see `Check.probes`): `run(case)` calls the student's
-function safely on a `Case` (on the graded case itself it returns a copy of the value just graded);
+function safely on a `Case` (on the graded case itself it returns a copy of the value just graded),
+and `run.many(cases)` on each in turn (`rnnkit.checking.Probing`: the grader sends them at once);
 the probe runs it on the graded case and on perturbed copies, and returns None when the rule holds,
 else the sentence naming the rule that broke and where: the kit's `probe.*` by default, or the
 assignment's own, written beside its check in each language. Probes never compare with a reference:
@@ -25,15 +26,17 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import numpy as np
 
 from rnnkit import messages
-from rnnkit.checking import Case, StudentFailure
+from rnnkit.checking import Case, Probing, StudentFailure
 
-Run = Callable[[Case], Any]
+#: What a probe calls: a `Probing` at grading, or any function of a case (its calls made one by one).
+Run = Probing | Callable[[Case], Any]
 Probe = Callable[[Run, Case], "str | None"]
+Item = TypeVar("Item")
 #: A probe's sentence: a message id of the kit, or the sentence in each language ({"en": ..., "zh": ...}).
 Sentence = "str | Mapping[str, str]"
 
@@ -217,6 +220,22 @@ def guarded(probe: Probe) -> Probe:
     return safe
 
 
+def outputs(run: Run, items: Iterable[Item], case_of: Callable[[Item], Case]) -> Iterator[tuple[Item, Any]]:
+    """(item, the function's output on `case_of(item)`) for each item in turn, the calls sent together
+    where `run` takes many (`Probing.many`); an item whose case cannot be built raises where a probe
+    calling one by one would have met it."""
+    listed: list[Item] = []
+
+    def cases() -> Iterator[Case]:
+        for item in items:
+            listed.append(item)
+            yield case_of(item)
+
+    many = getattr(run, "many", None)
+    for index, output in enumerate(many(cases()) if many is not None else map(run, cases())):
+        yield listed[index], output
+
+
 def positions(first: int, last: int, at_most: int = 6) -> list[int]:
     """Up to `at_most` steps spread evenly over first..last (both included when there is room)."""
     if last < first:
@@ -241,9 +260,8 @@ def causal(
 
     def probe(run: Run, case: Case) -> str | None:
         base = view(run(case))
-        for t in positions(1, steps(case) - 1):
-            changed = view(run(change_after(case, t)))
-            broken = first_change(base, changed, lambda point: point.step <= t)
+        for t, output in outputs(run, positions(1, steps(case) - 1), lambda t: change_after(case, t)):
+            broken = first_change(base, view(output), lambda point: point.step <= t)
             if broken:
                 return messages.text(message, after=t, where=broken.label)
         return None
@@ -265,9 +283,8 @@ def anticausal(
 
     def probe(run: Run, case: Case) -> str | None:
         base = view(run(case))
-        for t in positions(2, steps(case)):
-            changed = view(run(change_before(case, t)))
-            broken = first_change(base, changed, lambda point: point.step >= t)
+        for t, output in outputs(run, positions(2, steps(case)), lambda t: change_before(case, t)):
+            broken = first_change(base, view(output), lambda point: point.step >= t)
             if broken:
                 return messages.text(message, before=t, where=broken.label)
         return None
@@ -286,8 +303,8 @@ def alone(pieces: Callable[[Case], Iterable[tuple[str, Case, View, View]]], mess
 
     def probe(run: Run, case: Case) -> str | None:
         whole = run(case)
-        for name, alone_case, whole_view, alone_view in pieces(case):
-            broken = first_change(whole_view(whole), alone_view(run(alone_case)))
+        for (name, _, whole_view, alone_view), output in outputs(run, pieces(case), lambda piece: piece[1]):
+            broken = first_change(whole_view(whole), alone_view(output))
             if broken:
                 return messages.text(message, piece=name, where=broken.label)
         return None
@@ -301,8 +318,8 @@ def same_result(view: View, variants: Callable[[Case], Iterable[tuple[str, Case]
 
     def probe(run: Run, case: Case) -> str | None:
         base = view(run(case))
-        for name, variant in variants(case):
-            broken = first_change(base, view(run(variant)))
+        for (name, _), output in outputs(run, variants(case), lambda variant: variant[1]):
+            broken = first_change(base, view(output))
             if broken:
                 return messages.text(message, variant=name, where=broken.label)
         return None
@@ -323,10 +340,8 @@ def rows_independent(
 
     def probe(run: Run, case: Case) -> str | None:
         base = view(run(case))
-        for r in range(rows(case)):
-            broken = first_change(
-                base, view(run(change_row(case, r))), lambda point: point.row is not None and point.row != r
-            )
+        for r, output in outputs(run, range(rows(case)), lambda r: change_row(case, r)):
+            broken = first_change(base, view(output), lambda point: point.row is not None and point.row != r)
             if broken:
                 return messages.text(message, row=r + 1, where=broken.label)
         return None
@@ -366,9 +381,8 @@ def truncation_value(message: Sentence = "probe.truncation_value", unpack=_unpac
         xs, w, targets, k, h0 = unpack(case)
         states = list(run(case)["states"])
         view = steps_view()
-        for b in _boundaries(xs, k):
-            _, later = _split(targets, b)
-            tail = run(pack(xs[b:], w, later, k, states[b - 1]))
+        tails = outputs(run, _boundaries(xs, k), lambda b: pack(xs[b:], w, _split(targets, b)[1], k, states[b - 1]))
+        for b, tail in tails:
             broken = first_change(view(states)[b:], steps_view(offset=b)(list(tail["states"])))
             if broken:
                 return messages.text(message, boundary=b, where=broken.label)
@@ -377,13 +391,25 @@ def truncation_value(message: Sentence = "probe.truncation_value", unpack=_unpac
     return guarded(probe)
 
 
-def _held_constant(run: Run, pack, xs, w, targets, k, h0, states, b):
-    """The gradient with the state at boundary b held constant: head up to b plus the tail from h_b.
-    A part without targets contributes 0 and is not run."""
-    earlier, later = _split(targets, b)
-    head = run(pack(xs[:b], w, earlier, k, h0))["grad"] if earlier else 0
-    tail = run(pack(xs[b:], w, later, k, states[b - 1]))["grad"] if later else 0
-    return head + tail
+def _held_constant(run: Run, pack, xs, w, targets, k, h0, states) -> Iterator[tuple[int, Any]]:
+    """(b, the gradient with the state at boundary b held constant: the head up to b plus the tail
+    from h_b) for each boundary b in turn, the calls of all of them sent together. A part without
+    targets contributes 0 and is not run."""
+    splits = {b: _split(targets, b) for b in _boundaries(xs, k)}
+
+    def part(item: tuple[int, bool]) -> Case:
+        b, tail = item
+        earlier, later = splits[b]
+        return pack(xs[b:], w, later, k, states[b - 1]) if tail else pack(xs[:b], w, earlier, k, h0)
+
+    wanted = [
+        (b, tail) for b, (earlier, later) in splits.items() for tail in (False, True) if (later if tail else earlier)
+    ]
+    grads = outputs(run, wanted, part)
+    for b, (earlier, later) in splits.items():
+        head = next(grads)[1]["grad"] if earlier else 0
+        tail = next(grads)[1]["grad"] if later else 0
+        yield b, head + tail
 
 
 def truncation_detached(message: Sentence = "probe.truncation_detach", unpack=_unpack, pack=_pack) -> Probe:
@@ -394,9 +420,8 @@ def truncation_detached(message: Sentence = "probe.truncation_detach", unpack=_u
     def probe(run: Run, case: Case) -> str | None:
         xs, w, targets, k, h0 = unpack(case)
         whole = run(case)
-        states = list(whole["states"])
-        for b in _boundaries(xs, k):
-            if not identical(whole["grad"], _held_constant(run, pack, xs, w, targets, k, h0, states, b)):
+        for b, held in _held_constant(run, pack, xs, w, targets, k, h0, list(whole["states"])):
+            if not identical(whole["grad"], held):
                 return messages.text(message, boundary=b)
         return None
 
@@ -416,9 +441,8 @@ def truncation_not_full(message: Sentence = "probe.truncation_full", unpack=_unp
         full = run(pack(xs, w, targets, len(xs), h0))["grad"]
         if not identical(whole["grad"], full):
             return None
-        states = list(whole["states"])
-        for b in _boundaries(xs, k):
-            if not identical(full, _held_constant(run, pack, xs, w, targets, k, h0, states, b)):
+        for b, held in _held_constant(run, pack, xs, w, targets, k, h0, list(whole["states"])):
+            if not identical(full, held):
                 return messages.text(message, k=k, boundary=b)
         return None
 

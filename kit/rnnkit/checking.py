@@ -20,7 +20,7 @@ import traceback
 import warnings
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -310,7 +310,47 @@ class Rules:
 
 
 Diagnose = Callable[[Any, Case, Any], "tuple[str, ...]"]
-Probe = Callable[[Callable[[Case], Any], Case], "str | None"]
+Probe = Callable[["Probing", Case], "str | None"]
+
+
+class Probing:
+    """What a probe calls on a graded case: `probing(case)` the student's function, safely (`run`), on
+    the graded case itself a copy of the value graded; `many(cases)` the same on each case in turn as
+    it is read, where a function that takes many calls at once (`many`: the grader's, in the sandbox)
+    is sent them together when the first is read: the values come in the same order, and the first
+    call that fails, or case that cannot be built, raises where a probe calling one by one would have
+    met it (the runner makes no call after a failure)."""
+
+    def __init__(self, run: Callable[[Case, Callable], Any], fn: Callable, case: Case, got: Any, name: str):
+        self.run, self.fn, self.case, self.got, self.name = run, fn, case, got, name
+
+    def __call__(self, case: Case) -> Any:
+        return copy.deepcopy(self.got) if case is self.case else self.run(case, self.fn)
+
+    def many(self, cases: Iterable[Case]) -> Iterator[Any]:
+        listed: list[Case] = []
+        unbuilt: Exception | None = None  # a case the probe could not build: raised where it comes
+        try:
+            for case in cases:
+                listed.append(case)
+        except Exception as error:  # noqa: BLE001 - a probe reading a value graded, which may be anything
+            unbuilt = error
+        together = getattr(self.fn, "many", None)
+        sent = [case for case in listed if case is not self.case]
+        outcomes = iter(together([(case.args, case.kwargs) for case in sent]) if together and sent else ())
+        for case in listed:
+            if case is self.case or together is None:
+                yield self(case)
+                continue
+            outcome = next(outcomes, None)
+            if outcome is None:  # fewer replies than calls, and no failure among them
+                outcome = StudentFailure("check.runner_died", name=self.name)
+            if isinstance(outcome, StudentFailure):
+                outcome.fields.update(name=self.name, case=case.label)
+                raise outcome
+            yield accepted(outcome, name=self.name, case=case)
+        if unbuilt is not None:
+            raise unbuilt
 
 
 def run_cases(
@@ -411,11 +451,11 @@ def run_cases(
         found.append(None)
     scored = {index: item for index, item in passed.items() if not results[index].public}
     for index, message in _broken_rules(
-        probes, scored, getattr(fn, "probe_calls", fn) if probes and scored else fn, run
+        probes, scored, getattr(fn, "probe_calls", fn) if probes and scored else fn, run, name
     ).items():
         results[index] = CaseResult(results[index].label, results[index].public, False, message, "", *shows[index]())
     read = _read_first(wrong_got, {index: item[2] for index, item in wrong_values.items()})
-    broken = _broken_rules(probes, read, getattr(fn, "probe_calls", fn), run) if probes and read else {}
+    broken = _broken_rules(probes, read, getattr(fn, "probe_calls", fn), run, name) if probes and read else {}
     for index, verdict in relations({index: item[0] for index, item in wrong_values.items()}).items():
         _, case, public, expected = wrong_values[index]
         results[index].message = " ".join(
@@ -521,24 +561,23 @@ def _broken_rules(
     passed: dict[int, tuple[Case, Any]],
     probed: Callable,
     run: Callable[[Case, Callable], Any],
+    name: str,
 ) -> dict[int, str]:
     """result index -> the sentence of the first probe whose rule the case breaks. The probes call
-    `probed`, each probe's calls in a block of `probed.apart()` where it has one (the grader's: a fork
-    of its own); `run(case, probed)` calls it safely, and on a case itself a probe gets a copy of the
-    value graded."""
+    `probed` (the function `name`), each probe's calls in a block of `probed.apart()` where it has one
+    (the grader's: a fork of its own), through a `Probing` of `run(case, probed)`, which calls it safely."""
     broken: dict[int, str] = {}
     apart = getattr(probed, "apart", contextlib.nullcontext)
     for probe in probes:
         with apart():
             for index, (case, got) in passed.items():
                 if index not in broken:
-                    graded = lambda c, case=case, got=got: copy.deepcopy(got) if c is case else run(c, probed)  # noqa: E731
-                    if message := _probe(probe, graded, case):
+                    if message := _probe(probe, Probing(run, probed, case, got, name), case):
                         broken[index] = message
     return broken
 
 
-def _probe(probe: Probe, run: Callable[[Case], Any], case: Case) -> str | None:
+def _probe(probe: Probe, run: Probing, case: Case) -> str | None:
     """One probe's verdict on the student's function: None, or the sentence of the broken rule."""
     try:
         return probe(run, case)

@@ -13,11 +13,12 @@ Then, speaking that language (`rnnkit.messages.speaking`), it serves the grader 
 
 * `{"op": "run_cell", "source"}` -> `{"outputs": [nbformat outputs]}`: a cell, as Jupyter runs it (a
   figure whose key the spawn request listed in `figures` comes as a marker: `rnnkit.figures`);
-* `{"op": "call", "name", "args", "kwargs", "timeout", "call"}` -> `{"value"}` or `{"failure", "fields"}`:
-  a function the student's cells defined, called the check's way (`call`, a name of
-  `rnnkit.helpers.CALLS`: twice from pristine defaults, after a warm-up run, held to "returns copies",
-  or plainly) within `timeout` seconds in all, as the self-check calls it; arguments and result in
-  `codec` data;
+* `{"op": "calls", "name", "calls": [{"args", "kwargs"}, ...], "timeout", "call"}` -> for each call in
+  turn, up to and including the first that fails (no call is made after it), `{"value"}` or
+  `{"failure", "fields"}`: a function the student's cells defined, called the check's way (`call`, a
+  name of `rnnkit.helpers.CALLS`: twice from pristine defaults, after a warm-up run, held to "returns
+  copies", or plainly) within `timeout` seconds each, as the self-check calls it; arguments and
+  results in `codec` data (a graded call is one call; a probe's changed inputs are sent together);
 * `{"op": "apart"}` -> `{"apart": true}`: the runner forks, and the fork answers the requests that
   follow until `{"op": "end"}`; then (or when the fork dies, in place of the reply it owed) the runner
   answers `{"ended": true}`. What those requests did to the student's state is gone with the fork.
@@ -45,6 +46,7 @@ import selectors  # noqa: E402
 import signal  # noqa: E402
 import socket  # noqa: E402
 import sys  # noqa: E402
+from typing import Iterator  # noqa: E402
 
 import matplotlib.pyplot  # noqa: E402,F401
 import numpy  # noqa: E402,F401  (warm: imported once, before any fork)
@@ -95,6 +97,16 @@ def _call(cells: CellRunner, message: dict) -> dict:
         return _failure("check.unreadable_result", detail="the value is nested too deeply")
 
 
+def _calls(cells: CellRunner, message: dict) -> Iterator[dict]:
+    """`_call`'s reply to each of the message's calls in turn, the first that fails the last."""
+    for call in wire.field(message, "calls", list, []):
+        call = call if isinstance(call, dict) else {}
+        reply = _call(cells, {**message, "args": call.get("args", []), "kwargs": call.get("kwargs", {"$dict": []})})
+        yield reply
+        if "failure" in reply:
+            return
+
+
 def serve(sock: socket.socket, cells: CellRunner, fork: bool = False) -> None:
     """Answer the grader until it says `exit` (in a fork of `apart`: `end`) or closes the socket."""
     while True:
@@ -104,21 +116,22 @@ def serve(sock: socket.socket, cells: CellRunner, fork: bool = False) -> None:
             return
         op = message.get("op")
         if op == "run_cell":
-            reply = {"outputs": cells.run(wire.field(message, "source", str, ""))}
-        elif op == "call":
-            reply = _call(cells, message)
+            replies = iter([{"outputs": cells.run(wire.field(message, "source", str, ""))}])
+        elif op == "calls":
+            replies = _calls(cells, message)
         elif op == "apart" and not fork:
-            reply = _apart(sock, cells)
+            replies = iter([_apart(sock, cells)])
         elif op == "exit" or (op == "end" and fork):
             return
         else:
-            reply = {"error": f"unknown op {op!r}"}
-        try:
-            wire.send(sock, reply)
-        except (ValueError, TypeError) as error:  # outputs that are not JSON (should not happen)
-            wire.send(sock, {"error": str(error)})
-        except OSError:
-            return
+            replies = iter([{"error": f"unknown op {op!r}"}])
+        for reply in replies:
+            try:
+                wire.send(sock, reply)
+            except (ValueError, TypeError) as error:  # outputs that are not JSON (should not happen)
+                wire.send(sock, {"error": str(error)})
+            except OSError:
+                return
 
 
 def _apart(sock: socket.socket, cells: CellRunner) -> dict:

@@ -42,8 +42,8 @@ def test_the_runner_calls_a_function_the_checks_way_in_one_request_per_case_as_t
     exec(SOURCE, space)
     with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
         session.run_cell(SOURCE)
-        asked, ask = [], session._ask
-        session._ask = lambda *args, **kwargs: asked.append(args[1]["op"]) or ask(*args, **kwargs)
+        asked, send = [], session.runner.send
+        session.runner.send = lambda message: asked.append((message["op"], len(message["calls"]))) or send(message)
         for name in names:
             rules, remote = Rules(call=way), session.function(name, timeout=5, call=way)
             own = run_cases("test", name, space[name], CASES[name], rules, timeout=5)
@@ -54,7 +54,7 @@ def test_the_runner_calls_a_function_the_checks_way_in_one_request_per_case_as_t
                 "after_warm_up",
             ):  # memory kept between calls: a wrong value
                 assert not graded.results[0].ok
-    assert asked == ["call"] * sum(len(CASES[name]) for name in names)
+    assert asked == [("calls", 1)] * sum(len(CASES[name]) for name in names)
 
 
 def test_a_function_in_the_sandbox_is_called_plainly_here_and_one_here_the_checks_way():

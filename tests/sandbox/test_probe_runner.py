@@ -120,3 +120,77 @@ def test_a_probes_runner_that_dies_while_it_follows_is_started_again_with_every_
         probes.runner.parent.kill(probes.runner.pid)  # as if a cell had killed it there
         assert codec.plain(session.function("answer", timeout=5).probe_calls()) == 42
         assert probes.started == 2 and probes.ran == len(session.replay)
+
+
+#: A function that keeps a log of its calls (`log` reads it), fails on 3 and ends its process on 13.
+_COUNTED = """
+import os
+
+calls = []
+
+def counted(x):
+    calls.append(x)
+    if x == 3:
+        raise ValueError("three")
+    if x == 13:
+        os._exit(3)
+    return 10 * x
+
+def log():
+    return list(calls)
+"""
+
+
+def test_a_probes_calls_sent_together_come_back_in_order_and_stop_at_the_first_failure(tmp_path):
+    """`RemoteFunction.many`: one request, the values in order; after a call that fails the runner
+    makes no other; a fork that dies in one answers for it, and the next calls get a new fork."""
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
+        session.run_cell(_COUNTED)
+        counted, log = session.function("counted", timeout=5), session.function("log", timeout=5)
+        with counted.apart():
+            outcomes = counted.many([((1,), {}), ((2,), {}), ((3,), {}), ((4,), {})])
+            assert [codec.plain(value) for value in outcomes[:2]] == [10, 20]
+            assert len(outcomes) == 3 and isinstance(outcomes[2], StudentFailure)
+            assert outcomes[2].message_id.startswith("check.crashed")
+            assert codec.plain(log()) == [1, 2, 3]  # 4 was never called
+            outcomes = counted.many([((5,), {}), ((13,), {}), ((6,), {})])
+            assert codec.plain(outcomes[0]) == 50 and outcomes[1].message_id == "check.runner_died"
+            assert len(outcomes) == 2 and not session.forked
+            assert [codec.plain(value) for value in counted.many([((7,), {})])] == [70]  # a new fork
+            assert codec.plain(log()) == [7]
+        assert codec.plain(log()) == [] and codec.plain(counted(8)) == 80  # the runner itself, in step
+        assert session.started == 1
+
+
+def test_a_probe_reads_its_outputs_in_turn_and_meets_a_failure_or_an_unbuilt_case_where_it_comes(tmp_path):
+    """`Probing.many` hands a probe the outputs in order (the graded case's own, the value graded):
+    a rule broken before a failing call is seen before the failure, and a case that cannot be built
+    raises after the outputs of those built before it."""
+    from autograder.vocabulary import probes
+    from rnnkit.checking import Case, Probing, accepted, call_student
+
+    def run(case, fn):
+        return accepted(call_student(fn, case, name="counted", timeout=0), name="counted", case=case)
+
+    def unbuilt(x):
+        if x == 9:
+            raise KeyError("no such part")
+        return graded if x == 1 else Case((x,))
+
+    with Session(tmp_path, Limits(CELL_TIMEOUT=60), "en", {}) as session:
+        session.run_cell(_COUNTED)
+        counted, log = session.function("counted", timeout=5), session.function("log", timeout=5)
+        graded = Case((1,))
+        with counted.apart():
+            probing = Probing(run, counted, graded, 10, "counted")
+            assert list(probes.outputs(probing, [2, 1, 4], unbuilt)) == [(2, 20), (1, 10), (4, 40)]
+            assert codec.plain(log()) == [2, 4]  # the graded case itself is not called again
+            outputs = probes.outputs(probing, [5, 3, 6], unbuilt)
+            assert next(outputs) == (5, 50)
+            with pytest.raises(StudentFailure):
+                next(outputs)
+            outputs = probes.outputs(probing, [7, 9, 8], unbuilt)
+            assert next(outputs) == (7, 70)
+            with pytest.raises(KeyError):
+                next(outputs)
+            assert codec.plain(log()) == [2, 4, 5, 3, 7]

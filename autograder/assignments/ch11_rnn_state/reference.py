@@ -41,11 +41,11 @@ def q(value) -> sp.Expr:
     return sp.Rational(float(value))
 
 
-def row(values) -> sp.Matrix:
-    """A vector as an exact 1 x n row matrix."""
+def entries(values) -> list[sp.Expr]:
+    """A vector's entries as exact SymPy values, in order."""
     if isinstance(values, sp.MatrixBase):
-        return sp.Matrix([list(values)])
-    return sp.Matrix([[q(v) for v in np.asarray(values, dtype=object).ravel()]])
+        return list(values)
+    return [q(v) for v in np.asarray(values, dtype=object).ravel()]
 
 
 def out(vector) -> np.ndarray:
@@ -65,12 +65,23 @@ def _relu_entry(x: sp.Expr) -> sp.Expr:
 
 
 def relu(v):
-    return out([_relu_entry(x) for x in row(v)])
+    return out([_relu_entry(x) for x in entries(v)])
 
 
 def softmax(z):
-    z = list(row(z))
-    return out([1 / sum(sp.exp(other - mine) for other in z) for mine in z])
+    z = entries(z)
+    return out([_share(mine, z) for mine in z])
+
+
+def _share(mine: sp.Expr, z: list[sp.Expr]) -> sp.Expr:
+    """1 / sum_j exp(z_j - mine), written out unevaluated for its one evaluation to DIGITS digits
+    (SymPy's simplification of each sum on the way costs several times that evaluation): exactly
+    1/n where every z_j equals mine, the only case in which the sum is rational (Lindemann-Weierstrass),
+    so a tie is still exact."""
+    terms = [sp.S.One if other == mine else sp.exp(other - mine, evaluate=False) for other in z]
+    if all(term is sp.S.One for term in terms):
+        return sp.Rational(1, len(terms))
+    return sp.Pow(sp.Add(*terms, evaluate=False), -1, evaluate=False)
 
 
 def choose(probs, candidates):

@@ -32,6 +32,7 @@ from ..grading.worker import (
     nbgrader_env,
     prepare,
 )
+from ..intake import sanitize
 from ..labels import label
 
 #: nbgrader's command line (its `nbgrader` script), in a process that imports this package first and
@@ -158,9 +159,10 @@ def isolation(unsandboxed: bool = False) -> str:
 
 
 def preload() -> None:
-    """What grading any of the package's assignments needs whatever the course (`worker.preload`),
-    computed in this process: the warm process's (`autograder.commands.warm`)."""
+    """What grading any of the package's assignments needs whatever the course (`worker.preload`,
+    `sanitize.warm`), computed in this process: the warm process's (`autograder.commands.warm`)."""
     worker.preload(list(ALL.values()))
+    sanitize.warm()
 
 
 def _jobs(course: Course, names: list[str], students: list[str] | None) -> list[runners.Job]:

@@ -8,8 +8,11 @@ killed outright takes the child with it. Where none answers, the command runs in
 before and starts one for the next command (`AUTOGRADER_WARM=0` does neither).
 
 What is reused is only what no course changes: the imports of every command and what grading needs
-whatever the course (`course.preload`: references, the mistakes' namespaces), and a sandbox zygote
-that no runner has used yet, handed to one child and replaced. Each child reads its course afresh.
+whatever the course (`course.preload`: references, the mistakes' namespaces, the student HTML
+cleaner's patterns), and sandbox zygotes that no runner has used yet: two are kept (`_KEPT`), a
+grading command's child is handed the first, and the next grading command the second at once;
+the one given away is replaced once no grading command is running, so that a zygote's warm-up (about a
+CPU-second) never competes with a class being graded. Each child reads its course afresh.
 The key is a digest of the package's files, the installed kit's and the environment's package list,
 the interpreter and the environment variables that reach an import (`_ENVIRONMENT`): change any of
 them and the next command starts a process of its own. The warm process runs on the interpreter by
@@ -326,34 +329,51 @@ def serve(code: str) -> None:
     from ..sandbox import zygote
 
     given: list = []
-    while select.select([listener], [], [], wait)[0]:
-        connection, _ = listener.accept()
+    grading: set[int] = set()  # a pidfd of each grading command running
+    deadline = time.monotonic() + wait
+    while True:
+        woken = select.select([listener, *grading], [], [], max(0.0, deadline - time.monotonic()))[0]
+        ended = grading & set(woken)  # grading commands that ended
+        for fd in ended:
+            grading.discard(fd)
+            os.close(fd)
         given = [z for z in given if not zygote.cleared(z)]
         _reap()
+        if ended and not grading:  # the zygotes for the next commands come up between them, not during one
+            zygote.prestart(_CHANNELS, _KEPT)
+        if listener not in woken:
+            if woken:
+                continue
+            break
+        connection, _ = listener.accept()
         try:
             request, fds = _request(connection)
         except (OSError, ValueError):  # another user's, or not a request
             connection.close()
             continue
-        grading = bool(_GRADING & set(request["argv"]))
+        deadline = time.monotonic() + wait
+        grades = bool(_GRADING & set(request["argv"]))
+        if grades:
+            zygote.ready()  # it finds the zygote up
         pid = os.fork()
         if pid == 0:
             try:
                 listener.close()
-                if not grading:
-                    zygote.forget()
+                zygote.forget(keep_first=grades)
                 _child(connection, request, fds)  # ends the process
             finally:
                 os._exit(1)  # whatever went wrong, the child never goes on as a warm process
         for fd in fds:
             os.close(fd)
         connection.close()
-        if grading:
+        if grades:
             handed = zygote.hand_off()
             if handed is not None:
                 given.append(handed)
-            zygote.prestart(_CHANNELS)
-            zygote.ready()  # before the next command is taken: it finds the zygote up
+            try:
+                grading.add(os.pidfd_open(pid))  # readable once the command has ended
+            except OSError:  # a kernel without pidfds: the zygotes come up beside the command
+                zygote.prestart(_CHANNELS, _KEPT)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(address(code), dir_fd=folder)
 
@@ -383,11 +403,14 @@ _IMPORTED: dict[str, str] = {}
 _GRADING = {"autograde", "regrade", "demo"}
 #: The channels of the zygote kept ready for the next command (its workers and itself).
 _CHANNELS = max(2, os.cpu_count() or 1)
+#: The zygotes kept ready between grading commands: a command that follows another at once takes
+#: the second while the first given away is replaced (a zygote takes about a CPU-second to warm).
+_KEPT = 2
 
 
 def _warm_up() -> None:
-    """Import what the commands import and compute what grading needs whatever the course; start a
-    sandbox zygote for the first command."""
+    """Import what the commands import and compute what grading needs whatever the course; start the
+    sandbox zygotes for the first commands."""
     import gc
 
     import nbformat  # noqa: F401 - before the assignments, as the commands import it
@@ -401,7 +424,7 @@ def _warm_up() -> None:
 
     course.preload()
     jail.available()  # the isolation every command announces and checks its zygote against, probed once
-    zygote.prestart(_CHANNELS)
+    zygote.prestart(_CHANNELS, _KEPT)
     zygote.ready()
     gc.collect()
     gc.freeze()

@@ -109,7 +109,7 @@ def _public_cases(check: Check) -> list[tuple[Case, bool, Any]]:
 
 
 @lru_cache(maxsize=None)
-def _public_keys(check: Check) -> frozenset[str]:
+def public_keys(check: Check) -> frozenset[str]:
     """The inputs and the answers of the check's public cases (`inputs_key`, `value_key`)."""
     return frozenset(
         key for case, _, expected in _public_cases(check) for key in (inputs_key(case), value_key(expected))
@@ -168,7 +168,7 @@ def hidden_draws(spec: Assignment, check: Check, attempt: Attempt, count: int, m
 def _screened(spec: Assignment, check: Check, attempt: Attempt, count: int, max_tries: int) -> list[Draw]:
     rng = random.Random(attempt.seed(spec.name, check.name))
     entries = spec.for_check(check.name)
-    public = _public_keys(check)
+    public = public_keys(check)
     drawers = [(branch.name, branch.draw, branch.holds) for branch in unshown_branches(check) if branch.draw]
     drawers += [("", check.draw, None)] * max(0, count - len(drawers))
     draws = []

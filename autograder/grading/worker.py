@@ -100,15 +100,16 @@ def prepare(root: str, specs: list[Assignment]) -> None:
 
 def preload(specs: list[Assignment]) -> None:
     """What grading the assignments `specs` needs whatever the course: nbgrader's import, its
-    gradebook's ORM mappers and the notebook validators it compiles, the book cases' references, the
-    mistakes' namespaces and the checks each mistake changes (computed once per process)."""
+    gradebook's ORM mappers and the notebook validators it compiles, the book cases' references (and
+    the keys a draw is told from them by), the mistakes' namespaces and the checks each mistake changes (computed once per process)."""
     import nbformat
     import nbgrader.api  # noqa: F401
     import nbgrader.apps  # noqa: F401
+    import numpy.random  # noqa: F401 - numpy imports it at its first use: the probes' replacement values
     import sqlalchemy.orm
 
     from . import execute
-    from .checks import public_cases
+    from .checks import public_keys
 
     sqlalchemy.orm.configure_mappers()
     blank = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("")])
@@ -117,7 +118,7 @@ def preload(specs: list[Assignment]) -> None:
     execute._metadata_validator()
     for spec in specs:
         for check in spec.checks:
-            public_cases(check)
+            public_keys(check)
             spec.for_check(check.name)
         for entry in spec.mistakes():
             entry.namespace()

@@ -292,27 +292,28 @@ def zygote_channel() -> Channel:
     return found
 
 
-def prestart(workers: int) -> None:
-    """Start one zygote with a channel for each of the `workers` about to use it (forked from here,
-    or this process itself: `adopt`), so that it comes up while this process imports and prepares.
+def prestart(workers: int, kept: int = 1) -> None:
+    """Start zygotes, each with a channel for each of the `workers` about to use it (forked from
+    here, or this process itself: `adopt`), so that one comes up while this process imports and
+    prepares, until `kept` of them wait unclaimed (`claim`), the first for the next pool of workers.
     A worker reads its channel's greeting, so a channel serves one worker: each pool of workers gets
-    a fresh zygote (the previous one is closed), unless the one started before is still unclaimed
-    (`claim`) and has channels enough."""
-    if _SHARED and not _SHARED[0].claimed and len(_SHARED[0].channels) >= workers and _SHARED[0].running():
-        return
-    for previous in _SHARED:
+    a fresh zygote (one claimed, or with too few channels, is closed), never one another pool used."""
+    for previous in [z for z in _SHARED if z.claimed or len(z.channels) < workers or not z.running()]:
+        _SHARED.remove(previous)
         previous.close()
-    _SHARED[:] = [Zygote(channels=workers)]
-    atexit.register(_SHARED[0].close)
+    while len(_SHARED) < kept:
+        _SHARED.append(Zygote(channels=workers))
+        atexit.register(_SHARED[-1].close)
 
 
 def hand_off() -> Zygote | None:
-    """In a process that forked a child to take the zygote `prestart` started (unclaimed): close
-    this process's ends of its channels, so that it ends with the child, and forget it here; the
-    caller removes its scratch folder once it has ended (`cleared`)."""
+    """In a process that forked a child to take the first zygote `prestart` started (unclaimed):
+    close this process's ends of its channels, so that it ends with the child, and forget it here
+    (the next one kept becomes the first); the caller removes its scratch folder once it has ended
+    (`cleared`)."""
     if not _SHARED or _SHARED[0].claimed:
         return None
-    given = _SHARED.pop()
+    given = _SHARED.pop(0)
     atexit.unregister(given.close)
     for channel in given.channels:
         channel.control.close()
@@ -320,22 +321,26 @@ def hand_off() -> Zygote | None:
 
 
 def ready() -> None:
-    """Wait until the zygote `prestart` started greets each of its channels (a process forked
-    after this finds it up); one that does not come up is closed, and `prestart` starts another."""
-    if _SHARED and not _SHARED[0].claimed:
+    """Wait until the first zygote `prestart` started greets each of its channels (a process forked
+    after this finds it up); one that does not come up is closed, and the next one kept waited for."""
+    while _SHARED and not _SHARED[0].claimed:
         try:
             for channel in _SHARED[0].channels:
                 channel.isolation  # noqa: B018 - its greeting read, and kept for whoever forks from here
+            return
         except RunnerBroken:
-            _SHARED.pop().close()
+            _SHARED.pop(0).close()
 
 
-def forget() -> None:
-    """In a process forked from one that keeps the zygote `prestart` started for another: close
-    this process's copies of its channels and leave it to its owner."""
-    if _SHARED and _SHARED[0].owner != os.getpid():
-        for channel in _SHARED.pop().channels:
-            channel.control.close()
+def forget(keep_first: bool = False) -> None:
+    """In a process forked from one that keeps the zygotes `prestart` started for others: close this
+    process's copies of their channels and leave them to their owner (all, or all but the first,
+    which this process is about to take)."""
+    for kept in _SHARED[1 if keep_first else 0 :]:
+        if kept.owner != os.getpid():
+            _SHARED.remove(kept)
+            for channel in kept.channels:
+                channel.control.close()
 
 
 def cleared(given: Zygote) -> bool:

@@ -222,8 +222,8 @@ def test_namespaces_the_machine_refuses_stop_the_class_with_the_step_refused(cou
 )
 def test_a_fan_out_past_the_budget_is_stopped_in_every_class_graded_through_the_warm_process(course, capfd):
     """Four students whose first cell fans out past MEMORY_LIMIT_MB, graded twice by commands the
-    warm process answers (its children take the zygote it started ahead: the second one started
-    while the first class was being graded), beside a foreign grader's sweeps: in every
+    warm process answers (its children take the zygotes it keeps ahead: the second one kept beside
+    the first), beside a foreign grader's sweeps: in every
     submission fewer than all the children held their blocks at once."""
     with (course / "course_config.py").open("a") as handle:
         handle.write(f"\nMEMORY_LIMIT_MB = {LIMIT}\nHIDDEN_CASES = 1\n")

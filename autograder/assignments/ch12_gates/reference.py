@@ -143,7 +143,7 @@ def lstm_from_gates(c_prev, f, i, g, o) -> dict:
     """The cell path of one LSTM coordinate: kept f c_prev, written i g, the cell, the exposed value."""
     kept, written = f * c_prev, i * g
     c = kept + written
-    exposed = sp.tanh(c)
+    exposed = _tanh(c)
     return {"kept": kept, "written": written, "c": c, "tanh-c": exposed, "h": o * exposed}
 
 
